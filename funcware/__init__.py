@@ -1,0 +1,52 @@
+"""funcware — decorator-first, functional middleware for LangGraph agents.
+
+Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or as
+``AgentMiddleware`` subclasses, combine them with ``compose()``, run them with
+``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
+"""
+
+from .hooks import (
+    AgentMiddleware,
+    AgentState,
+    ExtendedModelResponse,
+    JumpTo,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+    OmitFromInput,
+    OmitFromOutput,
+    PrivateStateAttr,
+    ToolCallRequest,
+    ToolRuntime,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    dynamic_prompt,
+    hook_config,
+    wrap_model_call,
+    wrap_tool_call,
+)
+
+__all__ = [
+    "AgentMiddleware",
+    "AgentState",
+    "ExtendedModelResponse",
+    "JumpTo",
+    "ModelCallResult",
+    "ModelRequest",
+    "ModelResponse",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "PrivateStateAttr",
+    "ToolCallRequest",
+    "ToolRuntime",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "dynamic_prompt",
+    "hook_config",
+    "wrap_model_call",
+    "wrap_tool_call",
+]

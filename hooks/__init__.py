@@ -1,0 +1,58 @@
+"""funcware.hooks — writing middleware: the base class, the decorators and the types."""
+
+from .decorators import (
+    FunctionMiddleware,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    dynamic_prompt,
+    hook_config,
+    wrap_model_call,
+    wrap_tool_call,
+)
+from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .types import (
+    AgentState,
+    ExtendedModelResponse,
+    JumpTo,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+    OmitFromInput,
+    OmitFromOutput,
+    OmitFromSchema,
+    PrivateStateAttr,
+    ToolCallRequest,
+    ToolRuntime,
+)
+
+__all__ = [
+    "HOOKS",
+    "NODE_HOOKS",
+    "WRAP_HOOKS",
+    "AgentMiddleware",
+    "AgentState",
+    "ExtendedModelResponse",
+    "FunctionMiddleware",
+    "HookImpl",
+    "JumpTo",
+    "ModelCallResult",
+    "ModelRequest",
+    "ModelResponse",
+    "OmitFromInput",
+    "OmitFromOutput",
+    "OmitFromSchema",
+    "PrivateStateAttr",
+    "ToolCallRequest",
+    "ToolRuntime",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "dynamic_prompt",
+    "hook_config",
+    "hook_impls",
+    "wrap_model_call",
+    "wrap_tool_call",
+]

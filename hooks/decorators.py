@@ -1,0 +1,476 @@
+"""The hook decorators: each lifts a plain function into a one-hook middleware.
+
+``@before_model`` (and its siblings) generate an ``AgentMiddleware`` subclass named after
+the function (or ``name=``) and return its instance. The instance stays callable exactly
+like the function, so it can be unit-tested without an agent. ``hook_config`` stashes jump
+targets on a function and works above or below the hook decorator, in either order.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+
+from langchain_core.messages import SystemMessage
+from typing_extensions import ParamSpec
+
+from .middleware import NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
+__all__ = [
+    "FunctionMiddleware",
+    "after_agent",
+    "after_model",
+    "before_agent",
+    "before_model",
+    "dynamic_prompt",
+    "hook_config",
+    "wrap_model_call",
+    "wrap_tool_call",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
+
+_JUMP_ATTR = "__can_jump_to__"
+
+
+class FunctionMiddleware(AgentMiddleware[Any, Any, Any], Generic[P, R]):
+    """A middleware generated from one function. Calling it calls that function."""
+
+    __wrapped__: Callable[P, R]
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.__wrapped__(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        hooks = ", ".join(hook_impls(self)) or "no hooks"
+        return f"<{hooks} middleware {self.name!r} from {where(self.__wrapped__)}>"
+
+
+def _describe(obj: object) -> str:
+    if inspect.isclass(obj):
+        return f"the class {obj.__qualname__}"
+    return f"{obj!r} ({type(obj).__name__})"
+
+
+def _check_function(obj: object, decorator: str) -> Callable[..., Any]:
+    if isinstance(obj, FunctionMiddleware):
+        raise TypeError(
+            f"@{decorator} was applied to {obj!r}, which is already a middleware. "
+            "A function gets one hook decorator; use compose() to combine middleware."
+        )
+    if inspect.isfunction(obj) or inspect.ismethod(obj) or isinstance(obj, functools.partial):
+        return obj
+    hint = ""
+    if isinstance(obj, str):
+        hint = f" Did you mean @{decorator}(name={obj!r})?"
+    elif inspect.isclass(obj):
+        hint = " To write a class, subclass AgentMiddleware and override the hook method."
+    raise TypeError(f"@{decorator} expects a function, got {_describe(obj)}.{hint}")
+
+
+def _label(func: Callable[..., Any]) -> str:
+    return f"{getattr(func, '__qualname__', repr(func))!s} (defined at {where(func)})"
+
+
+def _signature_text(func: Callable[..., Any]) -> str:
+    try:
+        return str(inspect.signature(func))
+    except (TypeError, ValueError):
+        return "(unknown)"
+
+
+def _binds(func: Callable[..., Any], count: int) -> bool:
+    try:
+        inspect.signature(func).bind(*range(count))
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tuple[JumpTo, ...]:
+    if value is None:
+        return ()
+    items: Sequence[object] = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+    bad = [item for item in items if item not in JUMP_TARGETS]
+    if bad:
+        raise ValueError(
+            f"{source} got can_jump_to={value!r} for {_label(func)}: {bad!r} "
+            f"is not a jump target. Allowed targets: {', '.join(JUMP_TARGETS)}."
+        )
+    return tuple(t for t in JUMP_TARGETS if t in items)
+
+
+def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F], F]:
+    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``).
+
+    Put it above or below a hook decorator, or on a hook method of an
+    ``AgentMiddleware`` subclass. Targets from several places are united.
+    """
+
+    def decorator(target: F) -> F:
+        if isinstance(target, FunctionMiddleware):
+            _add_jumps_to_generated(target, can_jump_to)
+            return target
+        func = _check_function(target, "hook_config")
+        jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
+        old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
+        setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        return target
+
+    return decorator
+
+
+def _add_jumps_to_generated(
+    middleware: FunctionMiddleware[Any, Any], can_jump_to: Sequence[JumpTo] | None
+) -> None:
+    impls = hook_impls(middleware)
+    node_hooks = [impl for hook, impl in impls.items() if hook in NODE_HOOKS]
+    if not node_hooks:
+        raise TypeError(
+            f"@hook_config(can_jump_to=...) was applied to middleware {middleware.name!r} "
+            f"({_label(middleware.__wrapped__)}), which defines only "
+            f"{', '.join(impls)}; jumps apply to before_agent, before_model, after_model "
+            "and after_agent hooks."
+        )
+    jumps = _normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
+    for impl in node_hooks:
+        method = impl.sync if impl.sync is not None else impl.async_
+        adapter = getattr(method, "__func__", method)
+        old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
+        setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+
+
+def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
+    if _binds(func, 2):
+        takes_runtime = True
+    elif _binds(func, 1):
+        takes_runtime = False
+    else:
+        raise TypeError(
+            f"@{hook} cannot use {_label(func)}: a {hook} hook is called as f(state) or "
+            f"f(state, runtime), but its signature is {_signature_text(func)}. "
+            f"Define it as `def {getattr(func, '__name__', 'hook')}(state, runtime): ...`."
+        )
+    if inspect.iscoroutinefunction(func):
+
+        async def async_node(self: Any, state: Any, runtime: Any) -> Any:
+            return await (func(state, runtime) if takes_runtime else func(state))
+
+        adapter: Callable[..., Any] = async_node
+    else:
+
+        def sync_node(self: Any, state: Any, runtime: Any) -> Any:
+            return func(state, runtime) if takes_runtime else func(state)
+
+        adapter = sync_node
+    return adapter
+
+
+def _wrap_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
+    if not _binds(func, 2):
+        raise TypeError(
+            f"@{hook} cannot use {_label(func)}: a {hook} hook is called as "
+            f"f(request, handler), but its signature is {_signature_text(func)}. "
+            f"Define it as `def {getattr(func, '__name__', 'hook')}(request, handler): ...`."
+        )
+    if inspect.iscoroutinefunction(func):
+
+        async def async_wrap(self: Any, request: Any, handler: Any) -> Any:
+            return await func(request, handler)
+
+        return async_wrap
+
+    def sync_wrap(self: Any, request: Any, handler: Any) -> Any:
+        return func(request, handler)
+
+    return sync_wrap
+
+
+def _prompt_message(func: Callable[..., Any], value: object) -> SystemMessage:
+    if isinstance(value, SystemMessage):
+        return value
+    if isinstance(value, str):
+        return SystemMessage(content=value)
+    raise TypeError(
+        f"@dynamic_prompt function {_label(func)} returned {type(value).__name__}; "
+        "it must return a str or a SystemMessage."
+    )
+
+
+def _prompt_adapter(func: Callable[..., Any]) -> Callable[..., Any]:
+    if not _binds(func, 1):
+        raise TypeError(
+            f"@dynamic_prompt cannot use {_label(func)}: it is called as f(request), "
+            f"but its signature is {_signature_text(func)}. "
+            f"Define it as `def {getattr(func, '__name__', 'prompt')}(request): ...`."
+        )
+    if inspect.iscoroutinefunction(func):
+
+        async def async_prompt(self: Any, request: ModelRequest[Any], handler: Any) -> Any:
+            message = _prompt_message(func, await func(request))
+            return await handler(request.override(system_message=message))
+
+        return async_prompt
+
+    def sync_prompt(self: Any, request: ModelRequest[Any], handler: Any) -> Any:
+        message = _prompt_message(func, func(request))
+        return handler(request.override(system_message=message))
+
+    return sync_prompt
+
+
+def _check_schema(state_schema: object, func: Callable[..., Any], decorator: str) -> None:
+    if state_schema is not None and not (
+        inspect.isclass(state_schema) and hasattr(state_schema, "__annotations__")
+    ):
+        raise TypeError(
+            f"@{decorator} got state_schema={state_schema!r} for {_label(func)}; "
+            "it must be a TypedDict class deriving from AgentState."
+        )
+
+
+def _lift(
+    target: object,
+    hook: HookName,
+    adapter: Callable[[Callable[..., Any]], Callable[..., Any]],
+    *,
+    decorator: str,
+    state_schema: object = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    name: str | None = None,
+) -> FunctionMiddleware[Any, Any]:
+    func = _check_function(target, decorator)
+    _check_schema(state_schema, func, decorator)
+    if name is not None and (not isinstance(name, str) or not name):
+        raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
+    method = adapter(func)
+    method.__wrapped__ = func  # type: ignore[attr-defined]
+    method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
+    if hook in NODE_HOOKS:
+        jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
+        stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
+        setattr(method, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*jumps, *stashed)])
+    elif getattr(func, _JUMP_ATTR, None):
+        raise TypeError(
+            f"@hook_config(can_jump_to=...) on {_label(func)} has no effect on a {hook} hook; "
+            "jumps apply to before_agent, before_model, after_model and after_agent hooks."
+        )
+    method_name = ("a" + hook) if inspect.iscoroutinefunction(func) else hook
+    class_name = name or getattr(func, "__name__", None) or type(func).__name__
+    namespace: dict[str, Any] = {
+        method_name: method,
+        "__module__": getattr(func, "__module__", __name__),
+        "__qualname__": getattr(func, "__qualname__", class_name) if name is None else name,
+        "__doc__": getattr(func, "__doc__", None),
+        "state_schema": state_schema if state_schema is not None else AgentState,
+        "tools": list(tools or ()),
+    }
+    cls = type(class_name, (FunctionMiddleware,), namespace)
+    instance: FunctionMiddleware[Any, Any] = cls()
+    functools.update_wrapper(instance, func, updated=())
+    return instance
+
+
+Lifted = Callable[[Callable[P, R]], FunctionMiddleware[P, R]]
+
+
+def _node_decorator(hook: HookName) -> Any:
+    def decorator(
+        func: object = None,
+        /,
+        *,
+        state_schema: object = None,
+        tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+        can_jump_to: Sequence[JumpTo] | None = None,
+        name: str | None = None,
+    ) -> Any:
+        def lift(target: object) -> FunctionMiddleware[Any, Any]:
+            return _lift(
+                target,
+                hook,
+                lambda f: _node_adapter(f, hook),
+                decorator=hook,
+                state_schema=state_schema,
+                tools=tools,
+                can_jump_to=can_jump_to,
+                name=name,
+            )
+
+        return lift if func is None else lift(func)
+
+    return decorator
+
+
+_before_agent = _node_decorator("before_agent")
+_before_model = _node_decorator("before_model")
+_after_model = _node_decorator("after_model")
+_after_agent = _node_decorator("after_agent")
+
+
+@overload
+def before_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def before_agent(
+    func: None = None,
+    /,
+    *,
+    state_schema: type[Any] | None = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def before_agent(func: Any = None, /, **options: Any) -> Any:
+    """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
+    return _before_agent(func, **options)
+
+
+@overload
+def before_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def before_model(
+    func: None = None,
+    /,
+    *,
+    state_schema: type[Any] | None = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def before_model(func: Any = None, /, **options: Any) -> Any:
+    """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
+    return _before_model(func, **options)
+
+
+@overload
+def after_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def after_model(
+    func: None = None,
+    /,
+    *,
+    state_schema: type[Any] | None = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def after_model(func: Any = None, /, **options: Any) -> Any:
+    """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
+    return _after_model(func, **options)
+
+
+@overload
+def after_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def after_agent(
+    func: None = None,
+    /,
+    *,
+    state_schema: type[Any] | None = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def after_agent(func: Any = None, /, **options: Any) -> Any:
+    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
+    return _after_agent(func, **options)
+
+
+@overload
+def wrap_model_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def wrap_model_call(
+    func: None = None,
+    /,
+    *,
+    state_schema: type[Any] | None = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def wrap_model_call(
+    func: Any = None,
+    /,
+    *,
+    state_schema: type[Any] | None = None,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    name: str | None = None,
+) -> Any:
+    """Lift ``func(request, handler)`` into a middleware around every model call."""
+
+    def lift(target: object) -> FunctionMiddleware[Any, Any]:
+        return _lift(
+            target,
+            "wrap_model_call",
+            lambda f: _wrap_adapter(f, "wrap_model_call"),
+            decorator="wrap_model_call",
+            state_schema=state_schema,
+            tools=tools,
+            name=name,
+        )
+
+    return lift if func is None else lift(func)
+
+
+@overload
+def wrap_tool_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def wrap_tool_call(
+    func: None = None,
+    /,
+    *,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def wrap_tool_call(
+    func: Any = None,
+    /,
+    *,
+    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
+    name: str | None = None,
+) -> Any:
+    """Lift ``func(request, handler)`` into a middleware around every tool call."""
+
+    def lift(target: object) -> FunctionMiddleware[Any, Any]:
+        return _lift(
+            target,
+            "wrap_tool_call",
+            lambda f: _wrap_adapter(f, "wrap_tool_call"),
+            decorator="wrap_tool_call",
+            tools=tools,
+            name=name,
+        )
+
+    return lift if func is None else lift(func)
+
+
+@overload
+def dynamic_prompt(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+@overload
+def dynamic_prompt(
+    func: None = None,
+    /,
+    *,
+    name: str | None = None,
+) -> Lifted[P, R]: ...
+def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
+    """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
+
+    The returned prompt replaces the request's system message for that model call.
+    """
+
+    def lift(target: object) -> FunctionMiddleware[Any, Any]:
+        return _lift(
+            target, "wrap_model_call", _prompt_adapter, decorator="dynamic_prompt", name=name
+        )
+
+    return lift if func is None else lift(func)

@@ -1,0 +1,239 @@
+"""``AgentMiddleware``, the base class, and :func:`hook_impls`: what a middleware defines.
+
+A middleware defines a hook by overriding its sync method, its async method (the name
+with an ``a`` in front), or both. Everything in funcware that needs to know which hooks a
+middleware has, in which flavours and with which jump targets, asks :func:`hook_impls`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast
+
+from langchain_core.messages import ToolMessage
+from langgraph.typing import ContextT
+from typing_extensions import TypeVar
+
+from .types import (
+    JUMP_TARGETS,
+    AgentState,
+    JumpTo,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+    ResponseT,
+    ToolCallRequest,
+)
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+    from langgraph.runtime import Runtime
+    from langgraph.types import Command
+
+__all__ = [
+    "HOOKS",
+    "NODE_HOOKS",
+    "WRAP_HOOKS",
+    "AgentMiddleware",
+    "HookImpl",
+    "HookName",
+    "hook_impls",
+    "where",
+]
+
+StateT = TypeVar("StateT", bound=AgentState[Any], default=AgentState[Any])
+
+HookName = Literal[
+    "before_agent",
+    "before_model",
+    "after_model",
+    "after_agent",
+    "wrap_model_call",
+    "wrap_tool_call",
+]
+NODE_HOOKS: tuple[HookName, ...] = ("before_agent", "before_model", "after_model", "after_agent")
+WRAP_HOOKS: tuple[HookName, ...] = ("wrap_model_call", "wrap_tool_call")
+HOOKS: tuple[HookName, ...] = NODE_HOOKS + WRAP_HOOKS
+
+class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
+    """Base class for agent middleware: override any of the hooks below.
+
+    Node hooks (``before_agent``, ``before_model``, ``after_model``, ``after_agent``)
+    take ``(state, runtime)`` and return a dict update, a ``Command`` or ``None``.
+    Wrap hooks take ``(request, handler)`` and call ``handler`` to go on inward.
+    Each hook has an async twin prefixed with ``a``; define either or both.
+    """
+
+    state_schema: type[StateT] = cast("type[StateT]", AgentState)
+    """A TypedDict deriving from ``AgentState``: fields this middleware adds to the state."""
+
+    tools: Sequence[BaseTool | dict[str, Any]] = ()
+    """Tools this middleware contributes to the agent."""
+
+    @property
+    def name(self) -> str:
+        """The middleware's graph name; the class name unless set on the instance."""
+        return cast(str, self.__dict__.get("_funcware_name", type(self).__name__))
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.__dict__["_funcware_name"] = value
+
+    def before_agent(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Runs once per invocation, before anything else."""
+        return None
+
+    async def abefore_agent(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Async ``before_agent``."""
+        return None
+
+    def before_model(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Runs on every loop, before the model is called."""
+        return None
+
+    async def abefore_model(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Async ``before_model``."""
+        return None
+
+    def after_model(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Runs on every loop, after the model answered."""
+        return None
+
+    async def aafter_model(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Async ``after_model``."""
+        return None
+
+    def after_agent(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Runs once per invocation, last."""
+        return None
+
+    async def aafter_agent(
+        self, state: StateT, runtime: Runtime[ContextT]
+    ) -> dict[str, Any] | Command[Any] | None:
+        """Async ``after_agent``."""
+        return None
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[ContextT],
+        handler: Callable[[ModelRequest[ContextT]], ModelResponse[ResponseT]],
+    ) -> ModelCallResult[ResponseT]:
+        """Wraps every model call; ``handler`` runs the inner layers and the model."""
+        return handler(request)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[ContextT],
+        handler: Callable[[ModelRequest[ContextT]], Awaitable[ModelResponse[ResponseT]]],
+    ) -> ModelCallResult[ResponseT]:
+        """Async ``wrap_model_call``."""
+        return await handler(request)
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Wraps every tool call; ``handler`` runs the inner layers and the tool."""
+        return handler(request)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async ``wrap_tool_call``."""
+        return await handler(request)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__} middleware {self.name!r}>"
+
+
+def where(func: object) -> str:
+    """``file:line`` where ``func`` (or the function it wraps) is defined, or ``'<unknown>'``."""
+    target: Any = getattr(func, "__func__", func)
+    with contextlib.suppress(ValueError):
+        target = inspect.unwrap(target)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return "<unknown>"
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+@dataclass(frozen=True)
+class HookImpl:
+    """One hook of one middleware: its sync and/or async callable and its jump targets."""
+
+    middleware: Any
+    hook: HookName
+    sync: Callable[..., Any] | None
+    async_: Callable[..., Any] | None
+    can_jump_to: tuple[JumpTo, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``"{middleware.name}.{hook}"``, the name of the hook's graph node."""
+        return f"{self.middleware.name}.{self.hook}"
+
+    @property
+    def where(self) -> str:
+        """Where the user's function for this hook is defined (``file:line``)."""
+        return where(self.sync if self.sync is not None else self.async_)
+
+    def describe(self) -> str:
+        """``middleware 'x', hook before_model (file:line)`` for error messages."""
+        return f"middleware {self.middleware.name!r}, hook {self.hook} (defined at {self.where})"
+
+
+def _overrides(cls: type, attr: str) -> bool:
+    for klass in cls.__mro__:
+        if attr in klass.__dict__:
+            return klass is not AgentMiddleware
+    return False
+
+
+def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
+    found: list[JumpTo] = []
+    for func in funcs:
+        for target in getattr(getattr(func, "__func__", func), "__can_jump_to__", None) or ():
+            if target not in found:
+                found.append(target)
+    return tuple(t for t in JUMP_TARGETS if t in found)
+
+
+def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
+    """The hooks ``middleware`` defines, in :data:`HOOKS` order.
+
+    A hook is defined when its sync or async method is overridden from the base class.
+    Middleware that computes its hooks (a composite) provides ``__funcware_hooks__``.
+    """
+    provided = getattr(middleware, "__funcware_hooks__", None)
+    if provided is not None:
+        return cast("dict[HookName, HookImpl]", provided())
+    cls = type(middleware)
+    found: dict[HookName, HookImpl] = {}
+    for hook in HOOKS:
+        sync = getattr(middleware, hook) if _overrides(cls, hook) else None
+        async_ = getattr(middleware, "a" + hook) if _overrides(cls, "a" + hook) else None
+        if sync is None and async_ is None:
+            continue
+        jumps = _jump_targets(sync, async_) if hook in NODE_HOOKS else ()
+        found[hook] = HookImpl(middleware, hook, sync, async_, jumps)
+    return found
