@@ -1,0 +1,276 @@
+"""``compose()``: many middleware acting as one.
+
+Wrap hooks become one onion (first argument outermost) whose commands are merged so the
+outer layer wins; ``before_*`` hooks run the members in order and ``after_*`` in reverse,
+each seeing the state as updated by the ones before it. Composites nest and flatten:
+``compose(compose(a, b), c)`` is ``compose(a, b, c)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.graph.message import add_messages
+from langgraph.types import Command
+
+from funcware.hooks.middleware import (
+    HOOKS,
+    AgentMiddleware,
+    HookImpl,
+    HookName,
+    hook_impls,
+)
+from funcware.hooks.types import (
+    JUMP_TARGETS,
+    ExtendedModelResponse,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
+
+from .nodes import run_node, run_node_async
+from .onion import build_async, build_sync
+from .results import MODEL_CALLS, TOOL_CALLS, as_model_response
+from .schema import merge_schemas, reducer_keys
+from .updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
+
+__all__ = ["ComposedMiddleware", "compose", "flatten"]
+
+
+def _check_member(member: object) -> AgentMiddleware[Any, Any, Any]:
+    if isinstance(member, AgentMiddleware):
+        return member
+    if inspect.isclass(member) and issubclass(member, AgentMiddleware):
+        raise TypeError(
+            f"compose() got the class {member.__qualname__}; pass an instance: "
+            f"compose({member.__qualname__}())."
+        )
+    if callable(member):
+        raise TypeError(
+            f"compose() got {member!r}, a plain callable; decorate it with a hook decorator "
+            "(@before_model, @wrap_model_call, ...) to make it a middleware."
+        )
+    raise TypeError(f"compose() expects middleware, got {member!r} ({type(member).__name__}).")
+
+
+def flatten(middleware: Sequence[object]) -> list[AgentMiddleware[Any, Any, Any]]:
+    """``middleware`` with every composite replaced by its members (checked)."""
+    flat: list[AgentMiddleware[Any, Any, Any]] = []
+    for member in middleware:
+        checked = _check_member(member)
+        if isinstance(checked, ComposedMiddleware):
+            flat.extend(checked.members)
+        else:
+            flat.append(checked)
+    return flat
+
+
+def _base_response(value: object, where: str) -> ModelResponse[Any]:
+    response = as_model_response(value)
+    if response is None:
+        raise TypeError(
+            f"the handler given to {where} returned a {type(value).__name__}; "
+            "it must return a ModelResponse or an AIMessage."
+        )
+    return response
+
+
+class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
+    """Several middleware acting as one. Build it with :func:`compose`."""
+
+    def __init__(self, members: Sequence[object], name: str | None = None) -> None:
+        self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(flatten(members))
+        self.name = name or "+".join(m.name for m in self.members) or "compose()"
+        self.state_schema = merge_schemas(
+            [(f"middleware {m.name!r}", m.state_schema) for m in self.members],
+            name=f"ComposedState_{len(self.members)}",
+        )
+        self.tools = [tool for m in self.members for tool in m.tools]
+        self._reducers = reducer_keys(self.state_schema)
+        member_hooks = [hook_impls(m) for m in self.members]
+        self._by_hook: dict[HookName, list[HookImpl]] = {
+            hook: [hooks[hook] for hooks in member_hooks if hook in hooks] for hook in HOOKS
+        }
+        model = self._by_hook["wrap_model_call"]
+        tool = self._by_hook["wrap_tool_call"]
+        self._model_sync = build_sync(model, MODEL_CALLS)
+        self._model_async = build_async(model, MODEL_CALLS)
+        self._tool_sync = build_sync(tool, TOOL_CALLS)
+        self._tool_async = build_async(tool, TOOL_CALLS)
+        self._hooks = self._own_hooks()
+
+    def _own_hooks(self) -> dict[HookName, HookImpl]:
+        own: dict[HookName, HookImpl] = {}
+        for hook in HOOKS:
+            impls = self._by_hook[hook]
+            if not impls:
+                continue
+            jumps = {t for impl in impls for t in impl.can_jump_to}
+            own[hook] = HookImpl(
+                self,
+                hook,
+                getattr(self, hook),
+                getattr(self, "a" + hook),
+                tuple(t for t in JUMP_TARGETS if t in jumps),
+            )
+        return own
+
+    def __funcware_hooks__(self) -> dict[HookName, HookImpl]:
+        return self._hooks
+
+    def __repr__(self) -> str:
+        return f"compose({', '.join(repr(m) for m in self.members)})"
+
+    # -- wrap hooks ---------------------------------------------------------------
+
+    def _model_result(self, response: ModelResponse[Any], writes: Writes) -> ModelCallResult[Any]:
+        if not writes:
+            return response
+        merged = merge_writes(writes, self._reducers)
+        return ExtendedModelResponse(response, Command(update=as_update(merged)))
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelCallResult[Any]:
+        """Run the members' model wraps around ``handler``; merge their commands."""
+        where = f"{self.name}.wrap_model_call"
+        response, writes = self._model_sync(
+            request, lambda r: (_base_response(handler(r), where), NO_WRITES)
+        )
+        return self._model_result(response, writes)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelCallResult[Any]:
+        """Async :meth:`wrap_model_call`."""
+        where = f"{self.name}.awrap_model_call"
+
+        async def tail(r: ModelRequest[Any]) -> tuple[ModelResponse[Any], Writes]:
+            return _base_response(await handler(r), where), NO_WRITES
+
+        response, writes = await self._model_async(request, tail)
+        return self._model_result(response, writes)
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Run the members' tool wraps around ``handler``."""
+        result, _ = self._tool_sync(request, lambda r: (handler(r), NO_WRITES))
+        return result  # type: ignore[no-any-return]
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async :meth:`wrap_tool_call`."""
+
+        async def tail(r: ToolCallRequest) -> tuple[Any, Writes]:
+            return await handler(r), NO_WRITES
+
+        result, _ = await self._tool_async(request, tail)
+        return result  # type: ignore[no-any-return]
+
+    # -- node hooks ---------------------------------------------------------------
+
+    def _members_for(self, hook: HookName) -> list[HookImpl]:
+        impls = self._by_hook[hook]
+        return list(reversed(impls)) if hook.startswith("after_") else impls
+
+    def _fold(
+        self, state: Any, writes: list[tuple[str, Any]], result: dict[str, Any] | Command[Any]
+    ) -> tuple[Any, bool]:
+        """Apply one member's result to the running state; say whether to stop here."""
+        update = result.update if isinstance(result, Command) else result
+        new = update_writes(update, self.name)
+        writes.extend(new)
+        state = dict(state)
+        for key, value in new:
+            state[key] = add_messages(state.get(key, []), value) if key == "messages" else value
+        jumped = any(key == "jump_to" and value is not None for key, value in new)
+        return state, jumped or (isinstance(result, Command) and bool(result.goto))
+
+    def _finish(
+        self, writes: list[tuple[str, Any]], last: dict[str, Any] | Command[Any] | None
+    ) -> dict[str, Any] | Command[Any] | None:
+        if not writes and not isinstance(last, Command):
+            return None
+        update = as_update(merge_writes(writes, self._reducers))
+        if isinstance(last, Command) and (last.goto or last.graph):
+            return Command(update=update, goto=last.goto, graph=last.graph)
+        return update if isinstance(update, dict) else Command(update=update)
+
+    def _run_members(self, hook: HookName, state: Any, runtime: Any) -> Any:
+        writes: list[tuple[str, Any]] = []
+        result: dict[str, Any] | Command[Any] | None = None
+        for impl in self._members_for(hook):
+            result = run_node(impl, state, runtime)
+            if result is not None:
+                state, stop = self._fold(state, writes, result)
+                if stop:
+                    break
+        return self._finish(writes, result)
+
+    async def _arun_members(self, hook: HookName, state: Any, runtime: Any) -> Any:
+        writes: list[tuple[str, Any]] = []
+        result: dict[str, Any] | Command[Any] | None = None
+        for impl in self._members_for(hook):
+            result = await run_node_async(impl, state, runtime)
+            if result is not None:
+                state, stop = self._fold(state, writes, result)
+                if stop:
+                    break
+        return self._finish(writes, result)
+
+    def before_agent(self, state: Any, runtime: Any) -> Any:
+        """Run the members' ``before_agent`` hooks in order."""
+        return self._run_members("before_agent", state, runtime)
+
+    async def abefore_agent(self, state: Any, runtime: Any) -> Any:
+        """Async :meth:`before_agent`."""
+        return await self._arun_members("before_agent", state, runtime)
+
+    def before_model(self, state: Any, runtime: Any) -> Any:
+        """Run the members' ``before_model`` hooks in order."""
+        return self._run_members("before_model", state, runtime)
+
+    async def abefore_model(self, state: Any, runtime: Any) -> Any:
+        """Async :meth:`before_model`."""
+        return await self._arun_members("before_model", state, runtime)
+
+    def after_model(self, state: Any, runtime: Any) -> Any:
+        """Run the members' ``after_model`` hooks in reverse order."""
+        return self._run_members("after_model", state, runtime)
+
+    async def aafter_model(self, state: Any, runtime: Any) -> Any:
+        """Async :meth:`after_model`."""
+        return await self._arun_members("after_model", state, runtime)
+
+    def after_agent(self, state: Any, runtime: Any) -> Any:
+        """Run the members' ``after_agent`` hooks in reverse order."""
+        return self._run_members("after_agent", state, runtime)
+
+    async def aafter_agent(self, state: Any, runtime: Any) -> Any:
+        """Async :meth:`after_agent`."""
+        return await self._arun_members("after_agent", state, runtime)
+
+
+def compose(
+    *middleware: AgentMiddleware[Any, Any, Any], name: str | None = None
+) -> ComposedMiddleware:
+    """Many middleware as one; the first is the outermost layer.
+
+    The result is itself a middleware: use it in ``create_agent``, nest it in another
+    ``compose``, or call its hooks directly with a stub handler to unit-test an onion.
+    """
+    return ComposedMiddleware(middleware, name=name)

@@ -1,0 +1,78 @@
+"""Running one node-style hook: the right flavour (bridged if need be), its result checked.
+
+A node hook returns a dict update, a ``Command`` or ``None``. A ``jump_to`` in it must be
+one of the targets the hook declared; anything else is an :class:`InvalidJumpError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.types import Command
+
+from funcware.hooks.middleware import HookImpl
+from funcware.hooks.types import JUMP_TARGETS
+
+from .bridge import run_coroutine_sync, run_in_thread
+
+__all__ = ["InvalidJumpError", "check_node_result", "run_node", "run_node_async"]
+
+
+class InvalidJumpError(ValueError):
+    """A hook returned a ``jump_to`` it did not declare, or an unknown target."""
+
+
+def _check_jump(target: object, impl: HookImpl) -> None:
+    if target is None or target in impl.can_jump_to:
+        return
+    allowed = ", ".join(repr(t) for t in impl.can_jump_to) or "none declared"
+    if target not in JUMP_TARGETS:
+        problem = f"jump_to={target!r}, which is not a jump target (use 'model', 'tools' or 'end')"
+    else:
+        problem = f"jump_to={target!r}, which it did not declare"
+        if not impl.can_jump_to:
+            problem += (
+                f"; declare it with @{impl.hook}(can_jump_to=[{target!r}]) "
+                f"or @hook_config(can_jump_to=[{target!r}])"
+            )
+    raise InvalidJumpError(f"{impl.describe()} returned {problem}. Allowed targets: {allowed}.")
+
+
+def check_node_result(result: object, impl: HookImpl) -> dict[str, Any] | Command[Any] | None:
+    """``result`` if it is a valid node-hook result; a clear error otherwise."""
+    if result is None:
+        return None
+    if isinstance(result, Command):
+        if isinstance(result.update, Mapping):
+            _check_jump(result.update.get("jump_to"), impl)
+        return result
+    if isinstance(result, Mapping):
+        _check_jump(result.get("jump_to"), impl)
+        return dict(result)
+    raise TypeError(
+        f"{impl.describe()} returned a {type(result).__name__}; a {impl.hook} hook must "
+        "return a dict of state updates, a langgraph Command, or None."
+    )
+
+
+def run_node(impl: HookImpl, state: Any, runtime: Any) -> dict[str, Any] | Command[Any] | None:
+    """Call the hook from sync code (an async-only hook runs on an event loop)."""
+    if impl.sync is not None:
+        result = impl.sync(state, runtime)
+    else:
+        assert impl.async_ is not None
+        result = run_coroutine_sync(impl.async_(state, runtime))
+    return check_node_result(result, impl)
+
+
+async def run_node_async(
+    impl: HookImpl, state: Any, runtime: Any
+) -> dict[str, Any] | Command[Any] | None:
+    """Call the hook from async code (a sync-only hook runs on a worker thread)."""
+    if impl.async_ is not None:
+        result = await impl.async_(state, runtime)
+    else:
+        assert impl.sync is not None
+        result = await run_in_thread(impl.sync, state, runtime)
+    return check_node_result(result, impl)

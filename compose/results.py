@@ -1,0 +1,80 @@
+"""Checking what wrap hooks return, and the two kinds of onion (model calls, tool calls)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.types import Command
+
+from funcware.hooks.middleware import HookImpl
+from funcware.hooks.types import ExtendedModelResponse, ModelResponse
+
+from .onion import CallKind, Outcome
+from .updates import NO_WRITES, update_writes
+
+__all__ = ["MODEL_CALLS", "TOOL_CALLS", "as_model_response"]
+
+
+def _returned(value: object) -> str:
+    if value is None:
+        return "None (did you forget to `return handler(request)`?)"
+    return f"a {type(value).__name__}"
+
+
+def as_model_response(value: object) -> ModelResponse[Any] | None:
+    """``value`` as a ``ModelResponse`` if it is one or an ``AIMessage``; else ``None``."""
+    if isinstance(value, ModelResponse):
+        return value
+    if isinstance(value, AIMessage):
+        return ModelResponse(result=[value])
+    return None
+
+
+def _command_writes(command: object, impl: HookImpl) -> Any:
+    if command is None:
+        return NO_WRITES
+    if not isinstance(command, Command):
+        raise TypeError(
+            f"{impl.describe()} returned an ExtendedModelResponse whose command is a "
+            f"{type(command).__name__}; use langgraph.types.Command(update={{...}})."
+        )
+    for field in ("goto", "resume", "graph"):
+        if getattr(command, field):
+            raise NotImplementedError(
+                f"{impl.describe()} returned a Command with {field}={getattr(command, field)!r} "
+                "in an ExtendedModelResponse; only `update` is supported there. To route the "
+                "agent, return {'jump_to': ...} from a before_model/after_model hook instead."
+            )
+    return update_writes(command.update, impl.describe())
+
+
+def _normalize_model(value: object, impl: HookImpl) -> Outcome:
+    response = as_model_response(value)
+    if response is not None:
+        return response, NO_WRITES
+    if isinstance(value, ExtendedModelResponse):
+        inner = as_model_response(value.model_response)
+        if inner is None:
+            raise TypeError(
+                f"{impl.describe()} returned an ExtendedModelResponse whose model_response "
+                f"is {_returned(value.model_response)}; it must be a ModelResponse."
+            )
+        return inner, _command_writes(value.command, impl)
+    raise TypeError(
+        f"{impl.describe()} returned {_returned(value)}; a wrap_model_call hook must return "
+        "a ModelResponse, an AIMessage or an ExtendedModelResponse."
+    )
+
+
+def _normalize_tool(value: object, impl: HookImpl) -> Outcome:
+    if isinstance(value, (ToolMessage, Command)):
+        return value, NO_WRITES
+    raise TypeError(
+        f"{impl.describe()} returned {_returned(value)}; a wrap_tool_call hook must return "
+        "a ToolMessage or a langgraph Command."
+    )
+
+
+MODEL_CALLS = CallKind("wrap_model_call", _normalize_model)
+TOOL_CALLS = CallKind("wrap_tool_call", _normalize_tool)

@@ -1,0 +1,94 @@
+"""Merging state schemas, and the input/output schemas without omitted or private fields."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any, get_args, get_origin
+
+from typing_extensions import NotRequired, Required, TypedDict, get_type_hints
+
+from funcware.hooks.types import AgentState, OmitFromSchema
+
+__all__ = ["SchemaConflict", "input_output_schemas", "merge_schemas", "reducer_keys"]
+
+
+class SchemaConflict(ValueError):
+    """Two middleware declare the same state field with different types."""
+
+
+def _fields(schema: type) -> dict[str, Any]:
+    return get_type_hints(schema, include_extras=True)
+
+
+def _strip_required(annotation: Any) -> Any:
+    while get_origin(annotation) in (Required, NotRequired):
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def _metadata(annotation: Any) -> tuple[Any, ...]:
+    annotation = _strip_required(annotation)
+    return tuple(getattr(annotation, "__metadata__", ()))
+
+
+def _is_reducer(item: object) -> bool:
+    if not callable(item) or inspect.isclass(item):
+        return False
+    try:
+        params = inspect.signature(item).parameters
+    except (TypeError, ValueError):
+        return False
+    positional = [
+        p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(positional) == 2
+
+
+def reducer_keys(schema: type) -> frozenset[str]:
+    """State keys whose annotation carries a reducer (``Annotated[list, add_messages]``)."""
+    keys = {key for key, ann in _fields(schema).items() if any(map(_is_reducer, _metadata(ann)))}
+    return frozenset({"messages", *keys})
+
+
+def merge_schemas(
+    owned: Sequence[tuple[str, type]], *, name: str = "AgentState"
+) -> type[AgentState[Any]]:
+    """One TypedDict with ``AgentState``'s fields and those of every ``(owner, schema)``.
+
+    A field declared with different types by two owners is a :class:`SchemaConflict`
+    naming both.
+    """
+    merged: dict[str, Any] = dict(_fields(AgentState))
+    declared_by: dict[str, str] = dict.fromkeys(merged, "AgentState")
+    for owner, schema in owned:
+        if schema is AgentState:
+            continue
+        for key, annotation in _fields(schema).items():
+            if key in merged and merged[key] != annotation:
+                raise SchemaConflict(
+                    f"State field {key!r} is declared as {merged[key]!r} by "
+                    f"{declared_by[key]} and as {annotation!r} by {owner}; "
+                    "give the fields different names or declare them with the same type."
+                )
+            merged[key] = annotation
+            declared_by.setdefault(key, owner)
+    return TypedDict(name, merged)  # type: ignore[operator, no-any-return]
+
+
+def _omitted(annotation: Any, side: str) -> bool:
+    return any(
+        isinstance(item, OmitFromSchema) and getattr(item, side) for item in _metadata(annotation)
+    )
+
+
+def input_output_schemas(schema: type) -> tuple[type, type]:
+    """``(input_schema, output_schema)``: ``schema`` without its omitted/private fields."""
+    fields = _fields(schema)
+    inputs = {k: a for k, a in fields.items() if not _omitted(a, "input")}
+    outputs = {k: a for k, a in fields.items() if not _omitted(a, "output")}
+    name = getattr(schema, "__name__", "AgentState")
+    return (
+        TypedDict(f"{name}Input", inputs),  # type: ignore[operator]
+        TypedDict(f"{name}Output", outputs),  # type: ignore[operator]
+    )

@@ -1,0 +1,72 @@
+"""State updates as ordered ``(key, value)`` writes, and merging them so the outer layer wins.
+
+Writes are collected inner first, outer last. Merging keeps every write to a key that has
+a reducer (``messages``), in order, so each goes through the reducer; on a plain key only
+the last (outermost) write survives, so langgraph never sees two writes to one plain key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["Writes", "as_update", "merge_writes", "update_writes"]
+
+Writes = tuple[tuple[str, Any], ...]
+"""An ordered sequence of state writes."""
+
+NO_WRITES: Writes = ()
+
+
+def update_writes(update: object, owner: str) -> Writes:
+    """The writes of a ``Command.update`` or dict update (a dict, or ``(key, value)`` pairs)."""
+    if update is None:
+        return NO_WRITES
+    if isinstance(update, Mapping):
+        return tuple((str(key), value) for key, value in update.items())
+    if isinstance(update, (list, tuple)) and all(
+        isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) for item in update
+    ):
+        return tuple(update)
+    raise TypeError(
+        f"{owner} returned a Command whose update is {type(update).__name__}; "
+        "use a dict of state keys to values (or a list of (key, value) pairs)."
+    )
+
+
+def merge_writes(writes: Iterable[tuple[str, Any]], reducer_keys: frozenset[str]) -> Writes:
+    """Keep every write to a reducer key; of the writes to a plain key keep only the last."""
+    ordered = tuple(writes)
+    last_index: dict[str, int] = {}
+    for index, (key, _) in enumerate(ordered):
+        if key not in reducer_keys:
+            last_index[key] = index
+    return tuple(
+        (key, value)
+        for index, (key, value) in enumerate(ordered)
+        if key in reducer_keys or last_index[key] == index
+    )
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, Sequence) and not isinstance(value, str) else [value]
+
+
+def as_update(writes: Writes) -> dict[str, Any] | list[tuple[str, Any]]:
+    """Writes as a ``Command.update``: a dict when every key is written once.
+
+    Several ``messages`` writes are joined into one list (``add_messages`` applied to the
+    joined list gives the same state as applying it to each part in turn). Any other key
+    written more than once keeps the list-of-pairs form, so its reducer sees every value.
+    """
+    joined: list[tuple[str, Any]] = []
+    for key, value in writes:
+        if key == "messages" and joined and any(k == "messages" for k, _ in joined):
+            index = next(i for i, (k, _) in enumerate(joined) if k == "messages")
+            joined[index] = ("messages", [*_as_list(joined[index][1]), *_as_list(value)])
+        else:
+            joined.append((key, value))
+    keys = [key for key, _ in joined]
+    if len(keys) == len(set(keys)):
+        return dict(joined)
+    return joined
