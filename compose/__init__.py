@@ -1,5 +1,8 @@
 """funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``."""
 
+from .agent import create_agent
 from .chain import ComposedMiddleware, compose
+from .nodes import InvalidJumpError
+from .plan import BrokenStackError
 
-__all__ = ["ComposedMiddleware", "compose"]
+__all__ = ["BrokenStackError", "ComposedMiddleware", "InvalidJumpError", "compose", "create_agent"]

@@ -5,6 +5,7 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 """
 
+from .compose import ComposedMiddleware, compose, create_agent
 from .hooks import (
     AgentMiddleware,
     AgentState,
@@ -31,6 +32,7 @@ from .hooks import (
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "ComposedMiddleware",
     "ExtendedModelResponse",
     "JumpTo",
     "ModelCallResult",
@@ -45,6 +47,8 @@ __all__ = [
     "after_model",
     "before_agent",
     "before_model",
+    "compose",
+    "create_agent",
     "dynamic_prompt",
     "hook_config",
     "wrap_model_call",

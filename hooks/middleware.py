@@ -41,6 +41,7 @@ __all__ = [
     "HookImpl",
     "HookName",
     "hook_impls",
+    "origin",
     "where",
 ]
 
@@ -57,6 +58,7 @@ HookName = Literal[
 NODE_HOOKS: tuple[HookName, ...] = ("before_agent", "before_model", "after_model", "after_agent")
 WRAP_HOOKS: tuple[HookName, ...] = ("wrap_model_call", "wrap_tool_call")
 HOOKS: tuple[HookName, ...] = NODE_HOOKS + WRAP_HOOKS
+
 
 class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     """Base class for agent middleware: override any of the hooks below.
@@ -172,9 +174,20 @@ def where(func: object) -> str:
     with contextlib.suppress(ValueError):
         target = inspect.unwrap(target)
     code = getattr(target, "__code__", None)
-    if code is None:
-        return "<unknown>"
-    return f"{code.co_filename}:{code.co_firstlineno}"
+    if code is not None:
+        return f"{code.co_filename}:{code.co_firstlineno}"
+    if inspect.isclass(target):
+        try:
+            return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
+        except (OSError, TypeError):
+            return f"{target.__module__}.{target.__qualname__}"
+    return "<unknown>"
+
+
+def origin(middleware: object) -> str:
+    """Where a middleware comes from: its function's or its class's ``file:line``."""
+    func = getattr(middleware, "__wrapped__", None)
+    return where(func if func is not None else type(middleware))
 
 
 @dataclass(frozen=True)

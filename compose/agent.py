@@ -1,0 +1,208 @@
+"""``create_agent()``: any list of middleware run as a LangGraph agent loop.
+
+The graph: ``before_agent`` nodes (in order), ``before_model`` nodes (in order), ``model``,
+``after_model`` nodes (reverse), then ``tools`` for pending tool calls (one ``Send`` per
+call) or the ``after_agent`` nodes (reverse) and END. Each node hook is its own node named
+``"{middleware.name}.{hook}"``; hooks that declared ``can_jump_to`` get conditional edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import SystemMessage
+from langchain_core.tools import BaseTool
+from langgraph._internal._runnable import RunnableCallable
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import ToolNode
+from langgraph.types import Checkpointer
+
+from funcware.hooks.middleware import AgentMiddleware, HookImpl
+
+from .model_node import ModelNode, ToolWrapper
+from .nodes import run_node, run_node_async
+from .plan import AgentPlan
+from .routing import Places, after_model_route, after_tools_route, jump_route
+from .schema import input_output_schemas
+
+__all__ = ["create_agent"]
+
+RECURSION_LIMIT = 9_999
+
+
+def _hook_node(impl: HookImpl) -> RunnableCallable:
+    def node(state: Any, runtime: Any) -> Any:
+        return run_node(impl, state, runtime)
+
+    async def anode(state: Any, runtime: Any) -> Any:
+        return await run_node_async(impl, state, runtime)
+
+    node.__name__ = anode.__name__ = impl.label
+    return RunnableCallable(node, anode, trace=False)
+
+
+def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
+    if system_prompt is None or isinstance(system_prompt, SystemMessage):
+        return system_prompt
+    if isinstance(system_prompt, str):
+        return SystemMessage(content=system_prompt)
+    raise TypeError(
+        f"create_agent(system_prompt=...) got a {type(system_prompt).__name__}; "
+        "use a str or a SystemMessage."
+    )
+
+
+def _check_model(model: object) -> BaseChatModel:
+    if isinstance(model, BaseChatModel):
+        return model
+    hint = ""
+    if isinstance(model, str):
+        hint = (
+            " funcware does not resolve model names; build the chat model yourself "
+            "(e.g. ChatOpenAI(model=...)) and pass it."
+        )
+    raise TypeError(
+        f"create_agent(model=...) got {model!r}; it must be a langchain-core BaseChatModel.{hint}"
+    )
+
+
+def create_agent(
+    model: BaseChatModel,
+    tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None = None,
+    *,
+    system_prompt: str | SystemMessage | None = None,
+    middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    state_schema: type[Any] | None = None,
+    context_schema: type[Any] | None = None,
+    checkpointer: Checkpointer = None,
+    store: Any = None,
+    interrupt_before: list[str] | None = None,
+    interrupt_after: list[str] | None = None,
+    debug: bool = False,
+    name: str | None = None,
+    cache: Any = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
+
+    ``tools`` takes BaseTools, plain functions and dict JSON schemas (a dict tool is bound
+    to the model; a ``wrap_tool_call`` must serve its calls). Middleware may bring tools
+    and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
+    nodes) is refused with one ``ValueError`` listing every problem.
+    """
+    chat_model = _check_model(model)
+    plan = AgentPlan.build(middleware, tools, state_schema)
+    hooks = plan.hooks
+
+    tool_node: ToolNode | None = None
+    if plan.has_tool_node:
+        wrapper = ToolWrapper(
+            hooks["wrap_tool_call"], frozenset(_schema_name(t) for t in plan.schema_tools)
+        )
+        tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
+    executable = frozenset(tool_node.tools_by_name) if tool_node is not None else frozenset()
+    default_tools: list[BaseTool | dict[str, Any]] = [
+        *(tool_node.tools_by_name.values() if tool_node is not None else ()),
+        *plan.schema_tools,
+    ]
+    model_node = ModelNode(
+        model=chat_model,
+        tools=default_tools,
+        executable=executable,
+        has_tool_wraps=bool(hooks["wrap_tool_call"]),
+        system_message=_system_message(system_prompt),
+        wraps=hooks["wrap_model_call"],
+        reducer_keys=plan.reducer_keys,
+        agent_name=name,
+    )
+
+    input_schema, output_schema = input_output_schemas(plan.state_schema)
+    graph: StateGraph[Any, Any, Any, Any] = StateGraph(
+        plan.state_schema,
+        context_schema=context_schema,
+        input_schema=input_schema,
+        output_schema=output_schema,
+    )
+    graph.add_node("model", RunnableCallable(model_node, model_node.acall, trace=False))
+    if tool_node is not None:
+        graph.add_node("tools", tool_node)
+    for hook in ("before_agent", "before_model", "after_model", "after_agent"):
+        for impl in hooks[hook]:
+            graph.add_node(impl.label, _hook_node(impl))
+
+    _wire(graph, plan, tool_node)
+    compiled = graph.compile(
+        checkpointer=checkpointer,
+        store=store,
+        interrupt_before=interrupt_before,
+        interrupt_after=interrupt_after,
+        debug=debug,
+        name=name or "LangGraph",
+        cache=cache,
+    )
+    return compiled.with_config({"recursion_limit": RECURSION_LIMIT})
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    function = schema.get("function")
+    if isinstance(function, dict) and "name" in function:
+        return str(function["name"])
+    return str(schema.get("name", ""))
+
+
+def _wire(
+    graph: StateGraph[Any, Any, Any, Any], plan: AgentPlan, tool_node: ToolNode | None
+) -> None:
+    hooks = plan.hooks
+    before_agent = [i.label for i in hooks["before_agent"]]
+    before_model = [i.label for i in hooks["before_model"]]
+    after_model = [i.label for i in reversed(hooks["after_model"])]
+    after_agent = [i.label for i in reversed(hooks["after_agent"])]
+    places = Places(
+        loop_entry=before_model[0] if before_model else "model",
+        exit=after_agent[0] if after_agent else END,
+    )
+    jumps = {i.label: i.can_jump_to for h in hooks.values() for i in h}
+
+    def link(node: str, default: str) -> None:
+        targets = jumps.get(node, ())
+        if not targets:
+            graph.add_edge(node, default)
+            return
+        ends = {default, *(t for t in map(places.resolve, targets) if t is not None)}
+        graph.add_conditional_edges(node, jump_route(places, default), sorted(ends))
+
+    graph.add_edge(START, (before_agent + before_model + ["model"])[0])
+    for chain, last_default in (
+        (before_agent, places.loop_entry),
+        (before_model, "model"),
+        (after_agent, END),
+    ):
+        for node, nxt in pairwise([*chain, last_default]):
+            link(node, nxt)
+    if after_model:
+        graph.add_edge("model", after_model[0])
+        for node, nxt in pairwise(after_model):
+            link(node, nxt)
+    loop_exit = after_model[-1] if after_model else "model"
+
+    if tool_node is None:
+        if loop_exit == "model":
+            graph.add_edge("model", places.exit)
+        else:
+            link(loop_exit, places.exit)
+        return
+    return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
+    graph.add_conditional_edges(
+        "tools",
+        after_tools_route(places, return_direct),
+        sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
+    )
+    graph.add_conditional_edges(
+        loop_exit,
+        after_model_route(places),
+        sorted({"tools", places.exit, places.loop_entry}),
+    )

@@ -1,0 +1,169 @@
+"""The agent's ``model`` node and the tool node's wrapper, each around its composed onion."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.tools import BaseTool
+from langgraph.types import Command
+
+from funcware.hooks.middleware import HookImpl
+from funcware.hooks.types import ModelRequest, ModelResponse, ToolCallRequest
+
+from .onion import Outcome, build_async, build_sync
+from .results import MODEL_CALLS, TOOL_CALLS
+from .updates import NO_WRITES, Writes, merge_writes
+
+__all__ = ["ModelNode", "ToolWrapper"]
+
+
+class ModelNode:
+    """Builds each call's ``ModelRequest``, runs the onion around the model, writes the result.
+
+    The update is the model's messages, then the merged writes of the layers' commands
+    (inner first, outer last; messages accumulate, the outermost value wins on a plain key).
+    """
+
+    def __init__(
+        self,
+        *,
+        model: BaseChatModel,
+        tools: Sequence[BaseTool | dict[str, Any]],
+        executable: frozenset[str],
+        has_tool_wraps: bool,
+        system_message: SystemMessage | None,
+        wraps: Sequence[HookImpl],
+        reducer_keys: frozenset[str],
+        agent_name: str | None,
+    ) -> None:
+        self.model = model
+        self.tools = tuple(tools)
+        self.executable = executable
+        self.has_tool_wraps = has_tool_wraps
+        self.system_message = system_message
+        self.reducer_keys = reducer_keys
+        self.agent_name = agent_name
+        self.onion = build_sync(wraps, MODEL_CALLS)
+        self.aonion = build_async(wraps, MODEL_CALLS)
+
+    def request(self, state: Any, runtime: Any) -> ModelRequest[Any]:
+        """A fresh request: its lists are copies, so editing them changes this call only."""
+        messages: list[AnyMessage] = list(state["messages"])
+        return ModelRequest(
+            model=self.model,
+            messages=messages,
+            system_message=self.system_message,
+            tool_choice=None,
+            tools=list(self.tools),
+            response_format=None,
+            state=state,
+            runtime=runtime,
+            model_settings={},
+        )
+
+    def _check_tools(self, request: ModelRequest[Any]) -> None:
+        if self.has_tool_wraps:
+            return
+        unknown = [
+            t.name
+            for t in request.tools
+            if isinstance(t, BaseTool) and t.name not in self.executable
+        ]
+        if unknown:
+            raise ValueError(
+                f"A wrap_model_call put tools {unknown} on the model request, but the agent "
+                f"cannot execute them (it knows {sorted(self.executable)}). Either register "
+                "them when creating the agent (create_agent(tools=[...]) or a middleware's "
+                "`tools` attribute), or handle their calls in a wrap_tool_call middleware."
+            )
+
+    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage]]:
+        self._check_tools(request)
+        model = request.model
+        if request.tools:
+            bound = model.bind_tools(
+                request.tools, tool_choice=request.tool_choice, **request.model_settings
+            )
+        else:
+            bound = model.bind(**request.model_settings)
+        messages = list(request.messages)
+        if request.system_message is not None:
+            messages.insert(0, request.system_message)
+        return bound, messages
+
+    def _response(self, output: AIMessage) -> Outcome:
+        if self.agent_name:
+            output.name = self.agent_name
+        return ModelResponse(result=[output]), NO_WRITES
+
+    def call_model(self, request: ModelRequest[Any]) -> Outcome:
+        """The innermost handler: the model itself."""
+        bound, messages = self._prepare(request)
+        return self._response(bound.invoke(messages))
+
+    async def acall_model(self, request: ModelRequest[Any]) -> Outcome:
+        """Async :meth:`call_model`."""
+        bound, messages = self._prepare(request)
+        return self._response(await bound.ainvoke(messages))
+
+    def _update(self, response: ModelResponse[Any], writes: Writes) -> Command[Any]:
+        update: list[tuple[str, Any]] = [("messages", list(response.result))]
+        if response.structured_response is not None:
+            update.append(("structured_response", response.structured_response))
+        update.extend(merge_writes(writes, self.reducer_keys))
+        return Command(update=update)
+
+    def __call__(self, state: Any, runtime: Any) -> Command[Any]:
+        response, writes = self.onion(self.request(state, runtime), self.call_model)
+        return self._update(response, writes)
+
+    async def acall(self, state: Any, runtime: Any) -> Command[Any]:
+        """Async model node."""
+        response, writes = await self.aonion(self.request(state, runtime), self.acall_model)
+        return self._update(response, writes)
+
+
+class ToolWrapper:
+    """The ``wrap_tool_call``/``awrap_tool_call`` given to langgraph's ``ToolNode``.
+
+    Runs the composed tool onion; innermost, a call to a dict-schema tool (which has no
+    implementation) becomes an error ``ToolMessage`` instead of reaching the tool node.
+    """
+
+    def __init__(self, wraps: Sequence[HookImpl], schema_only: frozenset[str]) -> None:
+        self.schema_only = schema_only
+        self.onion = build_sync(wraps, TOOL_CALLS)
+        self.aonion = build_async(wraps, TOOL_CALLS)
+
+    def _unimplemented(self, request: ToolCallRequest) -> ToolMessage | None:
+        name = request.tool_call["name"]
+        if request.tool is not None or name not in self.schema_only:
+            return None
+        return ToolMessage(
+            content=(
+                f"Error: tool {name!r} was given to the agent as a JSON schema and has no "
+                "implementation. Handle its calls in a wrap_tool_call middleware (return a "
+                "ToolMessage without calling the handler), or pass a function or BaseTool "
+                "to create_agent(tools=[...])."
+            ),
+            name=name,
+            tool_call_id=request.tool_call["id"],
+            status="error",
+        )
+
+    def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
+        def tail(req: ToolCallRequest) -> Outcome:
+            return self._unimplemented(req) or execute(req), NO_WRITES
+
+        return self.onion(request, tail)[0]
+
+    async def acall(self, request: ToolCallRequest, execute: Any) -> Any:
+        """Async wrapper."""
+
+        async def tail(req: ToolCallRequest) -> Outcome:
+            return self._unimplemented(req) or await execute(req), NO_WRITES
+
+        return (await self.aonion(request, tail))[0]

@@ -1,0 +1,87 @@
+"""Where the agent goes next: jump resolution and the edges out of the model and tool steps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.types import Send
+
+__all__ = ["Places", "after_model_route", "after_tools_route", "jump_route"]
+
+
+@dataclass(frozen=True)
+class Places:
+    """The nodes a jump or a loop can land on."""
+
+    loop_entry: str
+    """The first ``before_model`` node, or ``"model"``: where ``jump_to="model"`` goes."""
+    exit: str
+    """The first ``after_agent`` node to run, or END: where ``jump_to="end"`` goes."""
+
+    def resolve(self, target: object) -> str | None:
+        """The node for a ``jump_to`` value, or ``None`` when there is no jump."""
+        if target == "model":
+            return self.loop_entry
+        if target == "end":
+            return self.exit
+        if target == "tools":
+            return "tools"
+        return None
+
+
+def jump_route(places: Places, default: str) -> Callable[[Mapping[str, Any]], str]:
+    """Edge out of a hook node that declared jumps: the jump target, else ``default``."""
+
+    def route(state: Mapping[str, Any]) -> str:
+        return places.resolve(state.get("jump_to")) or default
+
+    return route
+
+
+def _last_ai(messages: list[Any]) -> tuple[AIMessage | None, set[str]]:
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], AIMessage):
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
+            return messages[index], answered
+    return None, set()
+
+
+def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
+    """Edge out of the model step: a jump; else each pending tool call to ``tools``; else exit.
+
+    When every tool call is already answered (a hook answered them), loop back to the model.
+    """
+
+    def route(state: Mapping[str, Any]) -> str | list[Send]:
+        jumped = places.resolve(state.get("jump_to"))
+        if jumped is not None:
+            return jumped
+        ai, answered = _last_ai(state["messages"])
+        if ai is None or not ai.tool_calls:
+            return places.exit
+        pending = [call for call in ai.tool_calls if call["id"] not in answered]
+        if pending:
+            return [Send("tools", [call]) for call in pending]
+        return places.loop_entry
+
+    return route
+
+
+def after_tools_route(
+    places: Places, return_direct: frozenset[str]
+) -> Callable[[Mapping[str, Any]], str]:
+    """Edge out of ``tools``: exit if every executed tool is ``return_direct``, else loop."""
+
+    def route(state: Mapping[str, Any]) -> str:
+        ai, _ = _last_ai(state["messages"])
+        if ai is None or not return_direct:
+            return places.loop_entry
+        names = [call["name"] for call in ai.tool_calls]
+        if names and all(name in return_direct for name in names):
+            return places.exit
+        return places.loop_entry
+
+    return route
