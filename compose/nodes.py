@@ -15,6 +15,7 @@ from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 
 from .bridge import run_coroutine_sync, run_in_thread
+from .failures import note_raised
 
 __all__ = ["InvalidJumpError", "check_node_result", "run_node", "run_node_async"]
 
@@ -58,11 +59,15 @@ def check_node_result(result: object, impl: HookImpl) -> dict[str, Any] | Comman
 
 def run_node(impl: HookImpl, state: Any, runtime: Any) -> dict[str, Any] | Command[Any] | None:
     """Call the hook from sync code (an async-only hook runs on an event loop)."""
-    if impl.sync is not None:
-        result = impl.sync(state, runtime)
-    else:
-        assert impl.async_ is not None
-        result = run_coroutine_sync(impl.async_(state, runtime))
+    try:
+        if impl.sync is not None:
+            result = impl.sync(state, runtime)
+        else:
+            assert impl.async_ is not None
+            result = run_coroutine_sync(impl.async_(state, runtime))
+    except BaseException as exc:
+        note_raised(exc, impl)
+        raise
     return check_node_result(result, impl)
 
 
@@ -70,9 +75,13 @@ async def run_node_async(
     impl: HookImpl, state: Any, runtime: Any
 ) -> dict[str, Any] | Command[Any] | None:
     """Call the hook from async code (a sync-only hook runs on a worker thread)."""
-    if impl.async_ is not None:
-        result = await impl.async_(state, runtime)
-    else:
-        assert impl.sync is not None
-        result = await run_in_thread(impl.sync, state, runtime)
+    try:
+        if impl.async_ is not None:
+            result = await impl.async_(state, runtime)
+        else:
+            assert impl.sync is not None
+            result = await run_in_thread(impl.sync, state, runtime)
+    except BaseException as exc:
+        note_raised(exc, impl)
+        raise
     return check_node_result(result, impl)

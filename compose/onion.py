@@ -21,6 +21,7 @@ from typing import Any
 from funcware.hooks.middleware import HookImpl
 
 from .bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
+from .failures import note_passed_through, note_raised
 from .updates import NO_WRITES, Writes
 
 __all__ = ["CallKind", "Outcome", "build_async", "build_sync"]
@@ -60,10 +61,19 @@ def _sync_layer(impl: HookImpl, kind: CallKind, inner: Piece) -> Piece:
         def handler(req: Any) -> Any:
             nonlocal last
             last = NO_WRITES
-            response, last = inner(req, tail)
+            try:
+                response, last = inner(req, tail)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
             return response
 
-        response, own = normalize(func(request, handler), impl)
+        try:
+            result = func(request, handler)
+        except BaseException as exc:
+            note_raised(exc, impl)
+            raise
+        response, own = normalize(result, impl)
         return response, (last + own) if own else last
 
     return piece
@@ -80,10 +90,19 @@ def _async_layer(impl: HookImpl, kind: CallKind, inner: AsyncPiece) -> AsyncPiec
         async def handler(req: Any) -> Any:
             nonlocal last
             last = NO_WRITES
-            response, last = await inner(req, tail)
+            try:
+                response, last = await inner(req, tail)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
             return response
 
-        response, own = normalize(await func(request, handler), impl)
+        try:
+            result = await func(request, handler)
+        except BaseException as exc:
+            note_raised(exc, impl)
+            raise
+        response, own = normalize(result, impl)
         return response, (last + own) if own else last
 
     return piece
