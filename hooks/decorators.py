@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
@@ -282,7 +282,14 @@ def _lift(
     return instance
 
 
-Lifted = Callable[[Callable[P, R]], FunctionMiddleware[P, R]]
+class Lifted(Protocol):
+    """What a called decorator (``@before_model(...)``) returns; generic per function.
+
+    A protocol, not a ``Callable`` alias: with an alias, mypy solves ``P``/``R`` at
+    ``before_model(...)`` (to ``Never``) instead of at the decorated function.
+    """
+
+    def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 
 
 def _node_decorator(hook: HookName) -> Any:
@@ -329,7 +336,7 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
     return _before_agent(func, **options)
@@ -346,7 +353,7 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
     return _before_model(func, **options)
@@ -363,7 +370,7 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
     return _after_model(func, **options)
@@ -380,7 +387,7 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
     return _after_agent(func, **options)
@@ -396,7 +403,7 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def wrap_model_call(
     func: Any = None,
     /,
@@ -430,7 +437,7 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def wrap_tool_call(
     func: Any = None,
     /,
@@ -461,7 +468,7 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
-) -> Lifted[P, R]: ...
+) -> Lifted: ...
 def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 

@@ -1,0 +1,152 @@
+"""Static typing check: ``mypy --strict tests/typing_check.py`` must accept this file.
+
+Decorated functions keep their signatures, async ones stay awaitable, and decorated and
+class middleware mix in one list. Importing or running this module only defines things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+from typing_extensions import NotRequired
+
+from funcware import (
+    AgentMiddleware,
+    AgentState,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+    after_agent,
+    after_model,
+    before_agent,
+    before_model,
+    dynamic_prompt,
+    hook_config,
+    wrap_model_call,
+    wrap_tool_call,
+)
+
+
+class MyState(AgentState[Any]):
+    count: NotRequired[int]
+
+
+@dataclass
+class MyContext:
+    user: str
+
+
+@before_model
+async def count_calls(state: MyState, runtime: Runtime[MyContext]) -> dict[str, Any] | None:
+    return {"count": state.get("count", 0) + 1}
+
+
+@hook_config(can_jump_to=["end"])
+@after_model(can_jump_to=["model"], state_schema=MyState, name="stop_early")
+def stop_early(state: MyState) -> dict[str, Any] | None:
+    return {"jump_to": "end"} if state.get("count", 0) > 3 else None
+
+
+@before_agent()
+def greet(state: AgentState[Any], runtime: Runtime[None]) -> None:
+    return None
+
+
+@after_agent(name="finish")
+async def finish(state: AgentState[Any]) -> None:
+    return None
+
+
+@wrap_model_call
+async def retry(
+    request: ModelRequest[None],
+    handler: Callable[[ModelRequest[None]], Awaitable[ModelResponse[Any]]],
+) -> ModelCallResult[Any]:
+    try:
+        return await handler(request)
+    except ValueError:
+        return await handler(request.override(tool_choice="none"))
+
+
+@wrap_tool_call(name="guard")
+def guard(
+    request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
+) -> ToolMessage | Command[Any]:
+    return handler(request)
+
+
+@dynamic_prompt
+def prompt(request: ModelRequest[None]) -> str:
+    return f"You are talking to {len(request.messages)} messages."
+
+
+@dynamic_prompt(name="formal")
+async def formal(request: ModelRequest[None]) -> SystemMessage:
+    return SystemMessage("Be formal.")
+
+
+class Counter(AgentMiddleware[MyState]):
+    state_schema = MyState
+
+    def before_model(self, state: MyState, runtime: Runtime[None]) -> dict[str, Any] | None:
+        return {"count": state.get("count", 0) + 1}
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[None],
+        handler: Callable[[ModelRequest[None]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelCallResult[Any]:
+        response = await handler(request)
+        return AIMessage(content=str(len(response.result)))
+
+
+class Contextual(AgentMiddleware[MyState, MyContext, Any]):
+    @hook_config(can_jump_to=["end"])
+    def after_model(self, state: MyState, runtime: Runtime[MyContext]) -> dict[str, Any] | None:
+        return None if runtime.context.user else {"jump_to": "end"}
+
+
+MIDDLEWARE: list[AgentMiddleware[Any, Any, Any]] = [
+    count_calls,
+    stop_early,
+    greet,
+    finish,
+    retry,
+    guard,
+    prompt,
+    formal,
+    Counter(),
+    Contextual(),
+]
+
+
+async def call_like_functions(
+    state: MyState,
+    runtime: Runtime[MyContext],
+    request: ModelRequest[None],
+    tool_request: ToolCallRequest,
+) -> None:
+    """Decorated functions are still called with their original arguments."""
+    counted: dict[str, Any] | None = await count_calls(state, runtime)
+    stopped: dict[str, Any] | None = stop_early(state)
+    greet(state, Runtime(context=None))
+    await finish(state)
+    text: str = prompt(request)
+    message: SystemMessage = await formal(request)
+    tool_result: ToolMessage | Command[Any] = guard(
+        tool_request, lambda r: ToolMessage("", tool_call_id="1")
+    )
+    name: str = stop_early.name
+    del counted, stopped, text, message, tool_result, name
+
+    # The signatures are kept, not erased: under --strict an unneeded ignore is an error.
+    stop_early(request)  # type: ignore[arg-type]
+    prompt(state)  # type: ignore[arg-type]
+    wrong: int = await count_calls(state, runtime)  # type: ignore[assignment]
+    del wrong
