@@ -247,6 +247,12 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
         async_ = getattr(middleware, "a" + hook) if _overrides(cls, "a" + hook) else None
         if sync is None and async_ is None:
             continue
-        jumps = _jump_targets(sync, async_) if hook in NODE_HOOKS else ()
+        jumps = _jump_targets(sync, async_)
+        if jumps and hook not in NODE_HOOKS:
+            raise TypeError(
+                f"{cls.__qualname__}.{hook} (defined at {where(sync or async_)}) declares "
+                f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
+                "and after_agent hooks can jump; remove @hook_config from it."
+            )
         found[hook] = HookImpl(middleware, hook, sync, async_, jumps)
     return found

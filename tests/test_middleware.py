@@ -215,3 +215,13 @@ def test_hook_impls_asks_a_composite_for_its_hooks() -> None:
             return computed  # type: ignore[return-value]
 
     assert hook_impls(Composite()) is computed
+
+
+def test_hook_config_on_a_wrap_method_is_refused() -> None:
+    class Jumpy(AgentMiddleware):
+        @hook_config(can_jump_to=["end"])
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+    with pytest.raises(TypeError, match=r"Jumpy\.wrap_model_call .*only before_agent"):
+        hook_impls(Jumpy())
