@@ -99,9 +99,7 @@ def create_agent(
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
-        wrapper = ToolWrapper(
-            hooks["wrap_tool_call"], frozenset(_schema_name(t) for t in plan.schema_tools)
-        )
+        wrapper = ToolWrapper(hooks["wrap_tool_call"], plan.schema_tool_names)
         tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
     executable = frozenset(tool_node.tools_by_name) if tool_node is not None else frozenset()
     default_tools: list[BaseTool | dict[str, Any]] = [
@@ -144,13 +142,6 @@ def create_agent(
         cache=cache,
     )
     return compiled.with_config({"recursion_limit": RECURSION_LIMIT})
-
-
-def _schema_name(schema: dict[str, Any]) -> str:
-    function = schema.get("function")
-    if isinstance(function, dict) and "name" in function:
-        return str(function["name"])
-    return str(schema.get("name", ""))
 
 
 def _wire(

@@ -26,7 +26,7 @@ from funcware.hooks.middleware import (
 from funcware.hooks.types import AgentState
 
 from .chain import flatten
-from .schema import SchemaConflict, merge_schemas, reducer_keys
+from .schema import merge_schemas, reducer_keys
 
 __all__ = ["AgentPlan", "BrokenStackError"]
 
@@ -46,6 +46,15 @@ def _as_tool(item: object) -> BaseTool | dict[str, Any]:
     )
 
 
+def _tool_name(item: BaseTool | dict[str, Any]) -> str:
+    if isinstance(item, BaseTool):
+        return item.name
+    function = item.get("function")
+    if isinstance(function, dict) and "name" in function:
+        return str(function["name"])
+    return str(item.get("name", "<unnamed schema>"))
+
+
 @dataclass
 class AgentPlan:
     """The checked parts of an agent: middleware, their hooks, tools and state schema."""
@@ -56,7 +65,14 @@ class AgentPlan:
     schema_tools: list[dict[str, Any]]
     state_schema: type[AgentState[Any]]
     reducer_keys: frozenset[str]
+    tool_owners: list[tuple[str, str]] = field(default_factory=list)
+    """``(owner, tool name)`` for every tool: "the agent" or "middleware 'x'"."""
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def schema_tool_names(self) -> frozenset[str]:
+        """Names of the dict-schema tools (bound to the model, with no implementation)."""
+        return frozenset(_tool_name(t) for t in self.schema_tools)
 
     @property
     def has_tool_node(self) -> bool:
@@ -67,34 +83,38 @@ class AgentPlan:
     def build(
         cls,
         middleware: Sequence[object],
-        tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None,
-        state_schema: type | None,
+        tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None = None,
+        state_schema: type | None = None,
+        *,
+        strict: bool = True,
     ) -> AgentPlan:
-        """Work out and check the plan; raise :class:`BrokenStackError` listing all problems."""
+        """Work out and check the plan.
+
+        With ``strict`` (``create_agent``), any problem raises one :class:`BrokenStackError`
+        listing them all; otherwise they are left in :attr:`problems` (``explain``).
+        """
         members = flatten(middleware)
         problems = _name_clashes(members)
         impls = [hook_impls(m) for m in members]
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
-        all_tools = [_as_tool(t) for t in [*(tools or ()), *(t for m in members for t in m.tools)]]
+        owned_tools = [("the agent", _as_tool(t)) for t in tools or ()]
+        owned_tools += [(f"middleware {m.name!r}", _as_tool(t)) for m in members for t in m.tools]
         owned = [(f"middleware {m.name!r} ({origin(m)})", m.state_schema) for m in members]
         if state_schema is not None:
             owned.append(("the state_schema given to create_agent", state_schema))
-        try:
-            schema = merge_schemas(owned)
-        except SchemaConflict as exc:
-            problems.append(str(exc))
-            schema = AgentState
+        schema = merge_schemas(owned, conflicts=problems)
         plan = cls(
             middleware=members,
             hooks=hooks,
-            tools=[t for t in all_tools if isinstance(t, BaseTool)],
-            schema_tools=[t for t in all_tools if isinstance(t, dict)],
+            tools=[t for _, t in owned_tools if isinstance(t, BaseTool)],
+            schema_tools=[t for _, t in owned_tools if isinstance(t, dict)],
             state_schema=schema,
             reducer_keys=reducer_keys(schema),
+            tool_owners=[(owner, _tool_name(t)) for owner, t in owned_tools],
             problems=problems,
         )
         plan.problems.extend(plan._jump_problems())
-        if plan.problems:
+        if strict and plan.problems:
             listing = "\n".join(f"  - {p}" for p in plan.problems)
             raise BrokenStackError(f"create_agent cannot build this agent:\n{listing}")
         return plan

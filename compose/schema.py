@@ -52,12 +52,16 @@ def reducer_keys(schema: type) -> frozenset[str]:
 
 
 def merge_schemas(
-    owned: Sequence[tuple[str, type]], *, name: str = "AgentState"
+    owned: Sequence[tuple[str, type]],
+    *,
+    name: str = "AgentState",
+    conflicts: list[str] | None = None,
 ) -> type[AgentState[Any]]:
     """One TypedDict with ``AgentState``'s fields and those of every ``(owner, schema)``.
 
     A field declared with different types by two owners is a :class:`SchemaConflict`
-    naming both.
+    naming both; with a ``conflicts`` list, every conflict is appended there instead
+    (the first declaration is kept).
     """
     merged: dict[str, Any] = dict(_fields(AgentState))
     declared_by: dict[str, str] = dict.fromkeys(merged, "AgentState")
@@ -66,11 +70,15 @@ def merge_schemas(
             continue
         for key, annotation in _fields(schema).items():
             if key in merged and merged[key] != annotation:
-                raise SchemaConflict(
+                problem = (
                     f"State field {key!r} is declared as {merged[key]!r} by "
                     f"{declared_by[key]} and as {annotation!r} by {owner}; "
                     "give the fields different names or declare them with the same type."
                 )
+                if conflicts is None:
+                    raise SchemaConflict(problem)
+                conflicts.append(problem)
+                continue
             merged[key] = annotation
             declared_by.setdefault(key, owner)
     return TypedDict(name, merged)  # type: ignore[operator, no-any-return]
