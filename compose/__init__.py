@@ -2,7 +2,16 @@
 
 from .agent import create_agent
 from .chain import ComposedMiddleware, compose
+from .explain import Explanation, explain
 from .nodes import InvalidJumpError
 from .plan import BrokenStackError
 
-__all__ = ["BrokenStackError", "ComposedMiddleware", "InvalidJumpError", "compose", "create_agent"]
+__all__ = [
+    "BrokenStackError",
+    "ComposedMiddleware",
+    "Explanation",
+    "InvalidJumpError",
+    "compose",
+    "create_agent",
+    "explain",
+]

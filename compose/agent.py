@@ -23,6 +23,7 @@ from langgraph.types import Checkpointer
 
 from funcware.hooks.middleware import AgentMiddleware, HookImpl
 
+from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
 from .plan import AgentPlan
@@ -141,7 +142,9 @@ def create_agent(
         name=name or "LangGraph",
         cache=cache,
     )
-    return compiled.with_config({"recursion_limit": RECURSION_LIMIT})
+    agent = compiled.with_config({"recursion_limit": RECURSION_LIMIT})
+    attach_plan(agent, plan)
+    return agent
 
 
 def _wire(

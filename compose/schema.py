@@ -10,7 +10,14 @@ from typing_extensions import NotRequired, Required, TypedDict, get_type_hints
 
 from funcware.hooks.types import AgentState, OmitFromSchema
 
-__all__ = ["SchemaConflict", "input_output_schemas", "merge_schemas", "reducer_keys"]
+__all__ = [
+    "SchemaConflict",
+    "field_metadata",
+    "input_output_schemas",
+    "merge_schemas",
+    "reducer_keys",
+    "strip_required",
+]
 
 
 class SchemaConflict(ValueError):
@@ -21,14 +28,14 @@ def _fields(schema: type) -> dict[str, Any]:
     return get_type_hints(schema, include_extras=True)
 
 
-def _strip_required(annotation: Any) -> Any:
+def strip_required(annotation: Any) -> Any:
     while get_origin(annotation) in (Required, NotRequired):
         annotation = get_args(annotation)[0]
     return annotation
 
 
-def _metadata(annotation: Any) -> tuple[Any, ...]:
-    annotation = _strip_required(annotation)
+def field_metadata(annotation: Any) -> tuple[Any, ...]:
+    annotation = strip_required(annotation)
     return tuple(getattr(annotation, "__metadata__", ()))
 
 
@@ -47,7 +54,9 @@ def _is_reducer(item: object) -> bool:
 
 def reducer_keys(schema: type) -> frozenset[str]:
     """State keys whose annotation carries a reducer (``Annotated[list, add_messages]``)."""
-    keys = {key for key, ann in _fields(schema).items() if any(map(_is_reducer, _metadata(ann)))}
+    keys = {
+        key for key, ann in _fields(schema).items() if any(map(_is_reducer, field_metadata(ann)))
+    }
     return frozenset({"messages", *keys})
 
 
@@ -86,7 +95,8 @@ def merge_schemas(
 
 def _omitted(annotation: Any, side: str) -> bool:
     return any(
-        isinstance(item, OmitFromSchema) and getattr(item, side) for item in _metadata(annotation)
+        isinstance(item, OmitFromSchema) and getattr(item, side)
+        for item in field_metadata(annotation)
     )
 
 

@@ -5,7 +5,7 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 """
 
-from .compose import ComposedMiddleware, compose, create_agent
+from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain
 from .hooks import (
     AgentMiddleware,
     AgentState,
@@ -33,6 +33,7 @@ __all__ = [
     "AgentMiddleware",
     "AgentState",
     "ComposedMiddleware",
+    "Explanation",
     "ExtendedModelResponse",
     "JumpTo",
     "ModelCallResult",
@@ -50,6 +51,7 @@ __all__ = [
     "compose",
     "create_agent",
     "dynamic_prompt",
+    "explain",
     "hook_config",
     "wrap_model_call",
     "wrap_tool_call",

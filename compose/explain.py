@@ -1,0 +1,157 @@
+"""``explain()``: a readable description of a middleware pipeline, and a Mermaid diagram.
+
+It shows what ``agent.get_graph()`` cannot: the order node hooks run in, the onion of
+model and tool wraps (outermost first), declared jumps, contributed tools and the state
+fields each middleware adds (private ones marked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Annotated, Any, get_args, get_origin
+
+from typing_extensions import get_type_hints
+
+from funcware.hooks.middleware import HookImpl
+from funcware.hooks.types import AgentState, OmitFromSchema
+
+from .plan import AgentPlan
+from .schema import field_metadata, strip_required
+
+__all__ = ["Explanation", "explain"]
+
+_PLAN_ATTR = "__funcware_plan__"
+
+
+def attach_plan(agent: Any, plan: AgentPlan) -> None:
+    """Remember on a compiled agent the plan it was built from (for ``explain``)."""
+    setattr(agent, _PLAN_ATTR, plan)
+
+
+def _describe_field(key: str, annotation: Any) -> str:
+    bare = strip_required(annotation)
+    base = get_args(bare)[0] if get_origin(bare) is Annotated else bare
+    type_name = getattr(base, "__name__", None) or repr(base).replace("typing.", "")
+    marks = [
+        "private"
+        if (item.input and item.output)
+        else ("not in input" if item.input else "not in output")
+        for item in field_metadata(annotation)
+        if isinstance(item, OmitFromSchema)
+    ]
+    return f"{key}: {type_name}" + (f" ({', '.join(marks)})" if marks else "")
+
+
+def _own_fields(schema: type) -> list[str]:
+    base = get_type_hints(AgentState, include_extras=True)
+    fields = get_type_hints(schema, include_extras=True)
+    return [_describe_field(key, ann) for key, ann in fields.items() if key not in base]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The description of one pipeline; ``str()`` it, or draw it with :meth:`mermaid`."""
+
+    plan: AgentPlan
+
+    def _hook_line(self, title: str, impls: Sequence[HookImpl]) -> str:
+        if not impls:
+            return f"  {title:<13} -"
+        parts = [
+            impl.middleware.name
+            + (f" [may jump to {', '.join(impl.can_jump_to)}]" if impl.can_jump_to else "")
+            for impl in impls
+        ]
+        return f"  {title:<13} " + " -> ".join(parts)
+
+    def _onion_line(self, title: str, impls: Sequence[HookImpl], core: str) -> str:
+        names = [impl.middleware.name for impl in impls]
+        return f"  {title:<13} " + " ( ".join([*names, core]) + " )" * len(names)
+
+    def lines(self) -> list[str]:
+        """The description, one line per entry."""
+        plan, hooks = self.plan, self.plan.hooks
+        names = ", ".join(m.name for m in plan.middleware) or "none"
+        out = [f"{len(plan.middleware)} middleware: {names}"]
+        out.append(self._hook_line("before_agent", hooks["before_agent"]))
+        out.append(self._hook_line("before_model", hooks["before_model"]))
+        out.append(self._onion_line("model call", hooks["wrap_model_call"], "model"))
+        out.append(self._hook_line("after_model", list(reversed(hooks["after_model"]))))
+        out.append(self._onion_line("tool call", hooks["wrap_tool_call"], "tool"))
+        out.append(self._hook_line("after_agent", list(reversed(hooks["after_agent"]))))
+        tools = [f"{name} ({owner})" for owner, name in plan.tool_owners]
+        out.append(f"  {'tools':<13} " + (", ".join(tools) or "-"))
+        fields = [
+            f"{field} [{m.name}]"
+            for m in plan.middleware
+            if m.state_schema is not AgentState
+            for field in _own_fields(m.state_schema)
+        ]
+        out.append(f"  {'state':<13} " + ("; ".join(fields) or "-"))
+        out.extend(f"  PROBLEM: {problem}" for problem in plan.problems)
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def mermaid(self) -> str:
+        """A Mermaid flowchart: hook nodes in order, wraps drawn as nested boxes."""
+        hooks = self.plan.hooks
+        lines = ["flowchart TD", "  start([start])", "  finish([end])"]
+        ids: dict[str, str] = {}
+
+        def node(label: str, shape: str = "[{}]") -> str:
+            ident = ids.setdefault(label, f"n{len(ids)}")
+            lines.append(f"  {ident}{shape.format(_quote(label))}")
+            return ident
+
+        def boxed(core: str, impls: Sequence[HookImpl], kind: str) -> str:
+            ident = ids.setdefault(core, f"n{len(ids)}")
+            for depth, impl in enumerate(impls):
+                lines.append(f"  {'  ' * depth}subgraph {kind}{depth}[{_quote(impl.label)}]")
+            lines.append(f"  {'  ' * len(impls)}{ident}(({core}))")
+            lines.extend(f"  {'  ' * d}end" for d in reversed(range(len(impls))))
+            return ident
+
+        before = [node(i.label) for i in hooks["before_agent"] + hooks["before_model"]]
+        model = boxed("model", hooks["wrap_model_call"], "wrap_model_")
+        after = [node(i.label) for i in reversed(hooks["after_model"])]
+        finish = [node(i.label) for i in reversed(hooks["after_agent"])]
+        chain = ["start", *before, model, *after]
+        lines.extend(f"  {a} --> {b}" for a, b in pairwise(chain))
+        exit_chain = [chain[-1], *finish, "finish"]
+        lines.extend(f"  {a} --> {b}" for a, b in pairwise(exit_chain))
+        loop = (before[len(hooks["before_agent"]) :] or [model])[0]
+        targets = {"model": loop, "end": exit_chain[1]}
+        if self.plan.has_tool_node:
+            targets["tools"] = boxed("tools", hooks["wrap_tool_call"], "wrap_tool_")
+            lines.append(f"  {chain[-1]} -. tool calls .-> {targets['tools']}")
+            lines.append(f"  {targets['tools']} --> {loop}")
+        for impls in (hooks[h] for h in ("before_agent", "before_model", "after_model")):
+            for impl in impls:
+                lines.extend(
+                    f"  {ids[impl.label]} -. jump {t} .-> {targets[t]}"
+                    for t in impl.can_jump_to
+                    if t in targets
+                )
+        return "\n".join(lines)
+
+
+def _quote(label: str) -> str:
+    return '"' + label.replace('"', "'") + '"'
+
+
+def explain(target: Any) -> Explanation:
+    """Describe a middleware list (or a single middleware) or an agent from ``create_agent``."""
+    plan = getattr(target, _PLAN_ATTR, None)
+    if isinstance(plan, AgentPlan):
+        return Explanation(plan)
+    if hasattr(target, "get_graph"):
+        raise TypeError(
+            "explain() got a graph that funcware.create_agent did not build; pass the "
+            "middleware list instead."
+        )
+    middleware = list(target) if isinstance(target, (list, tuple)) else [target]
+    return Explanation(AgentPlan.build(middleware, strict=False))
