@@ -1,0 +1,43 @@
+"""funcware.cookbook — one self-contained, copy-pasteable recipe per module.
+
+Each recipe module has a docstring (what it does, when to use it, how to adapt it) and a
+``demo()`` that runs it offline on ``ScriptedChatModel`` and returns ``(agent, state)``.
+``python -m funcware.cookbook`` runs the tour; ``python -m funcware.cookbook NAME`` one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["RECIPES", "load"]
+
+RECIPES: tuple[str, ...] = (
+    "message_limit",
+    "model_call_counter",
+    "logging_around_model",
+    "model_retry",
+    "model_fallback",
+    "prompt_from_context",
+    "dynamic_model",
+    "tool_selection",
+    "tool_monitoring",
+    "tool_call_limit",
+    "tool_retry",
+    "schema_tool",
+    "usage_tracking",
+    "outer_wins",
+    "content_guard",
+    "pii_redaction",
+    "human_approval",
+    "prompt_caching",
+    "summarize_history",
+)
+"""Recipe module names, in tour order."""
+
+
+def load(name: str) -> ModuleType:
+    """Import the recipe module ``name`` (one of :data:`RECIPES`)."""
+    if name not in RECIPES:
+        raise KeyError(f"no recipe named {name!r}; recipes: {', '.join(RECIPES)}")
+    return importlib.import_module(f"{__name__}.{name}")

@@ -1,0 +1,63 @@
+"""The cookbook tour: ``python -m funcware.cookbook [NAME ...] [--list]``."""
+
+from __future__ import annotations
+
+import argparse
+import traceback
+from collections.abc import Sequence
+
+from funcware.compose import explain
+
+from . import RECIPES, load
+from ._render import render_messages
+
+
+def _summary(name: str) -> str:
+    doc = load(name).__doc__ or ""
+    return doc.strip().splitlines()[0] if doc.strip() else name
+
+
+def _run(name: str) -> bool:
+    print(f"== {name}: {_summary(name)}")
+    try:
+        agent, state = load(name).demo()
+    except Exception:
+        print("   FAILED")
+        print("   " + traceback.format_exc().replace("\n", "\n   "))
+        return False
+    print("   pipeline")
+    for line in explain(agent).lines()[1:]:
+        print("   " + line)
+    print("   conversation")
+    for line in render_messages(state["messages"]):
+        print("     " + line)
+    print()
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the named recipes' demos (all by default); exit status 1 if any failed."""
+    parser = argparse.ArgumentParser(
+        prog="python -m funcware.cookbook", description="Run the funcware cookbook tour offline."
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="recipes to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the recipes and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for name in RECIPES:
+            print(f"{name:<22} {_summary(name)}")
+        return 0
+    unknown = [n for n in args.names if n not in RECIPES]
+    if unknown:
+        parser.error(f"unknown recipe(s) {', '.join(unknown)}; see --list")
+    names = args.names or list(RECIPES)
+    failed = [name for name in names if not _run(name)]
+    print(
+        f"{len(names) - len(failed)}/{len(names)} recipes ran"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
