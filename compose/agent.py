@@ -46,6 +46,11 @@ def _hook_node(impl: HookImpl) -> RunnableCallable:
     return RunnableCallable(node, anode, trace=False)
 
 
+def _edge(route: Callable[..., Any]) -> RunnableCallable:
+    """A routing function as an untraced runnable (no callback run per decision)."""
+    return RunnableCallable(route, trace=False)
+
+
 def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
     if system_prompt is None or isinstance(system_prompt, SystemMessage):
         return system_prompt
@@ -167,7 +172,7 @@ def _wire(
             graph.add_edge(node, default)
             return
         ends = {default, *(t for t in map(places.resolve, targets) if t is not None)}
-        graph.add_conditional_edges(node, jump_route(places, default), sorted(ends))
+        graph.add_conditional_edges(node, _edge(jump_route(places, default)), sorted(ends))
 
     graph.add_edge(START, (before_agent + before_model + ["model"])[0])
     for chain, last_default in (
@@ -192,11 +197,11 @@ def _wire(
     return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
     graph.add_conditional_edges(
         "tools",
-        after_tools_route(places, return_direct),
+        _edge(after_tools_route(places, return_direct)),
         sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
     )
     graph.add_conditional_edges(
         loop_exit,
-        after_model_route(places),
+        _edge(after_model_route(places)),
         sorted({"tools", places.exit, places.loop_entry}),
     )
