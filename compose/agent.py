@@ -105,7 +105,10 @@ def create_agent(
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
-        wrapper = ToolWrapper(hooks["wrap_tool_call"], plan.schema_tool_names)
+        known = [t.name for t in plan.tools] + [
+            n for _, n in plan.tool_owners if n in plan.schema_tool_names
+        ]
+        wrapper = ToolWrapper(hooks["wrap_tool_call"], plan.schema_tool_names, known)
         tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
     executable = frozenset(tool_node.tools_by_name) if tool_node is not None else frozenset()
     default_tools: list[BaseTool | dict[str, Any]] = [

@@ -130,28 +130,36 @@ class ToolWrapper:
     """The ``wrap_tool_call``/``awrap_tool_call`` given to langgraph's ``ToolNode``.
 
     Runs the composed tool onion; innermost, a call to a dict-schema tool (which has no
-    implementation) becomes an error ``ToolMessage`` instead of reaching the tool node.
+    implementation) becomes an error ``ToolMessage`` instead of reaching the tool node,
+    and a call to an unknown tool lists every known tool, schema tools included.
     """
 
-    def __init__(self, wraps: Sequence[HookImpl], schema_only: frozenset[str]) -> None:
+    def __init__(
+        self, wraps: Sequence[HookImpl], schema_only: frozenset[str], known: Sequence[str]
+    ) -> None:
         self.schema_only = schema_only
+        self.known = list(known)
         self.onion = build_sync(wraps, TOOL_CALLS)
         self.aonion = build_async(wraps, TOOL_CALLS)
 
     def _unimplemented(self, request: ToolCallRequest) -> ToolMessage | None:
+        """An error message for a call that reached the core with no tool to run."""
         name = request.tool_call["name"]
-        if request.tool is not None or name not in self.schema_only:
+        if request.tool is not None:
             return None
-        return ToolMessage(
-            content=(
+        if name in self.schema_only:
+            content = (
                 f"Error: tool {name!r} was given to the agent as a JSON schema and has no "
                 "implementation. Handle its calls in a wrap_tool_call middleware (return a "
                 "ToolMessage without calling the handler), or pass a function or BaseTool "
                 "to create_agent(tools=[...])."
-            ),
-            name=name,
-            tool_call_id=request.tool_call["id"],
-            status="error",
+            )
+        elif self.schema_only:  # ToolNode's own message would not list the schema tools
+            content = f"Error: {name} is not a valid tool, try one of [{', '.join(self.known)}]."
+        else:
+            return None
+        return ToolMessage(
+            content=content, name=name, tool_call_id=request.tool_call["id"], status="error"
         )
 
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:

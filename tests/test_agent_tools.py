@@ -338,6 +338,14 @@ def test_call_to_a_nonexistent_tool_without_wraps(run: Runner) -> None:
     assert "nope is not a valid tool, try one of [add, mul]" in reply.content
 
 
+def test_unknown_tool_error_lists_schema_tools_too(run: Runner) -> None:
+    model = ScriptedChatModel(responses=[calls_tool(call("nope", {}, "n1")), "ok"])
+    result = run(create_agent(model, [*make_tools([]), WEATHER]))
+    [reply] = tool_messages(result["messages"])
+    assert reply.status == "error"
+    assert "nope is not a valid tool, try one of [add, mul, get_weather]" in reply.content
+
+
 # -- tools brought by middleware -------------------------------------------------------------
 
 
