@@ -1,0 +1,165 @@
+"""Human approval: pause before sensitive tool calls until a person approves, edits or rejects.
+
+When to use: tools with side effects that cannot be undone — sending e-mail, moving
+money, deleting data — where a person must sign off on each call the model proposes.
+
+An ``after_model`` hook looks at the model's tool calls. If any of them needs approval it
+calls langgraph's ``interrupt()`` with one review request per call: the run stops and
+``invoke`` returns the state with an ``__interrupt__`` entry holding the requests. The
+caller shows them to a person and resumes the same thread with
+``agent.invoke(Command(resume={"decisions": [...]}), config)``: the hook runs again,
+``interrupt()`` now returns the decisions, and the hook rewrites the answer —
+
+- ``{"type": "approve"}`` keeps the call as it is;
+- ``{"type": "edit", "args": {...}}`` keeps the call with the reviewer's arguments;
+- ``{"type": "reject", "message": "..."}`` keeps the call but answers it with an error
+  ``ToolMessage`` right away, so the tool never runs and the model learns why.
+
+The rewritten ``AIMessage`` keeps its id, so ``add_messages`` replaces it in place; the
+agent then runs only the calls still unanswered. Pausing needs a checkpointer (the paused
+run is saved there) and a ``thread_id`` in the config to find it again.
+
+How to adapt: use a persistent checkpointer (SQLite, Postgres) so approvals may take
+days; put ``allowed`` decisions per tool in the request so the UI offers only those;
+approve read-only tools automatically by leaving them out of ``needs_approval``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+from typing_extensions import NotRequired, TypedDict
+
+from funcware import AgentMiddleware, AgentState, create_agent
+from funcware.testing import ScriptedChatModel
+
+
+class ReviewRequest(TypedDict):
+    """What the reviewer is shown for one tool call."""
+
+    tool_call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+class Decision(TypedDict):
+    """The reviewer's answer for one tool call, in the order of the requests."""
+
+    type: Literal["approve", "edit", "reject"]
+    args: NotRequired[dict[str, Any]]
+    message: NotRequired[str]
+
+
+class ApproveToolCalls(AgentMiddleware[AgentState]):
+    """Interrupts the run for a human decision on each call to a tool in ``needs_approval``."""
+
+    def __init__(self, needs_approval: Collection[str]) -> None:
+        self.needs_approval = frozenset(needs_approval)
+
+    def after_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:
+        last = state["messages"][-1]
+        if not isinstance(last, AIMessage):
+            return None
+        pending = [call for call in last.tool_calls if call["name"] in self.needs_approval]
+        if not pending:
+            return None
+        requests = [
+            ReviewRequest(tool_call_id=call["id"] or "", name=call["name"], args=call["args"])
+            for call in pending
+        ]
+        # The first time through, interrupt() stops the run here. On resume the hook runs
+        # again from the top (so nothing above may have side effects) and interrupt()
+        # returns the value given to Command(resume=...).
+        decisions: list[Decision] = interrupt({"review": requests})["decisions"]
+        if len(decisions) != len(pending):
+            raise ValueError(f"expected {len(pending)} decisions, one per request; got {decisions}")
+        by_id = {call["id"]: decision for call, decision in zip(pending, decisions, strict=True)}
+
+        calls: list[ToolCall] = []
+        rejections: list[ToolMessage] = []
+        for call in last.tool_calls:
+            decision = by_id.get(call["id"], Decision(type="approve"))
+            if decision["type"] == "edit":
+                call = ToolCall(
+                    name=call["name"], args=decision["args"], id=call["id"], type="tool_call"
+                )
+            elif decision["type"] == "reject":
+                reason = decision.get("message", "The reviewer rejected this call.")
+                rejections.append(
+                    ToolMessage(
+                        content=f"Rejected by a reviewer: {reason}",
+                        name=call["name"],
+                        tool_call_id=call["id"] or "",
+                        status="error",
+                    )
+                )
+            calls.append(call)
+        reviewed = last.model_copy(update={"tool_calls": calls})  # same id: replaced in place
+        return {"messages": [reviewed, *rejections]}
+
+
+@tool
+def send_email(to: str, subject: str) -> str:
+    """Send an e-mail."""
+    return f"E-mail '{subject}' sent to {to}."
+
+
+@tool
+def delete_file(path: str) -> str:
+    """Delete a file for good."""
+    return f"Deleted {path}."
+
+
+@tool
+def list_files(folder: str) -> str:
+    """List the files in a folder (read-only, needs no approval)."""
+    return f"{folder}: report.pdf, draft.txt"
+
+
+THREAD: RunnableConfig = {"configurable": {"thread_id": "approval-demo"}}
+"""The demo's thread: the checkpointer keeps the paused run under this id."""
+
+
+def demo() -> tuple[Any, dict[str, Any]]:
+    """Four calls: one needs no review; of the rest one is approved, one edited, one rejected."""
+    proposal = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "list_files", "args": {"folder": "/shared"}, "id": "ls"},
+            {"name": "send_email", "args": {"to": "lead@corp", "subject": "Q3"}, "id": "lead"},
+            {"name": "send_email", "args": {"to": "all@corp", "subject": "Q3"}, "id": "all"},
+            {"name": "delete_file", "args": {"path": "/shared/report.pdf"}, "id": "rm"},
+        ],
+    )
+    model = ScriptedChatModel(
+        responses=[proposal, "Q3 went to the lead and the board; the report was kept."]
+    )
+    agent = create_agent(
+        model,
+        [send_email, delete_file, list_files],
+        middleware=[ApproveToolCalls(needs_approval={"send_email", "delete_file"})],
+        checkpointer=InMemorySaver(),
+    )
+    paused = agent.invoke({"messages": [HumanMessage("Send Q3 out, then clean up.")]}, THREAD)
+    (pause,) = paused["__interrupt__"]  # the run stopped: show pause.value to a person
+    assert [r["tool_call_id"] for r in pause.value["review"]] == ["lead", "all", "rm"]
+
+    decisions: list[Decision] = [
+        {"type": "approve"},
+        {"type": "edit", "args": {"to": "board@corp", "subject": "Q3"}},
+        {"type": "reject", "message": "Keep the report until the audit."},
+    ]
+    state = agent.invoke(Command(resume={"decisions": decisions}), THREAD)
+    return agent, state
+
+
+if __name__ == "__main__":
+    for message in demo()[1]["messages"]:
+        print(f"{message.type}: {message.text}")
