@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
@@ -136,7 +136,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     def wrap_model_call(
         self,
         request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any] | AIMessage],
     ) -> ModelCallResult[Any]:
         """Run the members' model wraps around ``handler``; merge their commands."""
         where = f"{self.name}.wrap_model_call"
@@ -148,7 +148,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any] | AIMessage]],
     ) -> ModelCallResult[Any]:
         """Async :meth:`wrap_model_call`."""
         where = f"{self.name}.awrap_model_call"

@@ -79,7 +79,10 @@ class Explanation:
         out.append(self._hook_line("before_model", hooks["before_model"]))
         out.append(self._onion_line("model call", hooks["wrap_model_call"], "model"))
         out.append(self._hook_line("after_model", list(reversed(hooks["after_model"]))))
-        out.append(self._onion_line("tool call", hooks["wrap_tool_call"], "tool"))
+        if plan.has_tool_node:
+            out.append(self._onion_line("tool call", hooks["wrap_tool_call"], "tool"))
+        else:
+            out.append(f"  {'tool call':<13} - (no tools)")
         out.append(self._hook_line("after_agent", list(reversed(hooks["after_agent"]))))
         tools = [f"{name} ({owner})" for owner, name in plan.tool_owners]
         out.append(f"  {'tools':<13} " + (", ".join(tools) or "-"))

@@ -20,6 +20,16 @@ from .updates import NO_WRITES, Writes, merge_writes
 __all__ = ["ModelNode", "ToolWrapper"]
 
 
+def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
+    """A copy of the agent's system message that a layer may edit without leaking."""
+    if message is None:
+        return None
+    content = message.content
+    return message.model_copy(
+        update={"content": list(content)} if isinstance(content, list) else None
+    )
+
+
 class ModelNode:
     """Builds each call's ``ModelRequest``, runs the onion around the model, writes the result.
 
@@ -55,7 +65,7 @@ class ModelNode:
         return ModelRequest(
             model=self.model,
             messages=messages,
-            system_message=self.system_message,
+            system_message=_own_copy(self.system_message),
             tool_choice=None,
             tools=list(self.tools),
             response_format=None,

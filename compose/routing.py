@@ -64,7 +64,8 @@ def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
             return places.exit
         pending = [call for call in ai.tool_calls if call["id"] not in answered]
         if pending:
-            return [Send("tools", [call]) for call in pending]
+            # ToolNode reads a list as tool calls only when each says it is one.
+            return [Send("tools", [{**call, "type": "tool_call"}]) for call in pending]
         return places.loop_entry
 
     return route

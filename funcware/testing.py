@@ -88,7 +88,7 @@ class ScriptedChatModel(BaseChatModel):
             index = len(self._calls)
             self._calls.append(
                 RecordedCall(
-                    messages=list(messages),
+                    messages=[m.model_copy(deep=True) for m in messages],
                     tools=list(kwargs.pop("tools", None) or []),
                     tool_choice=kwargs.pop("tool_choice", None),
                     settings=kwargs,
