@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
+from funcware.hooks.lc_bridge import is_langchain_middleware
 from funcware.hooks.middleware import (
     HOOKS,
     AgentMiddleware,
@@ -42,8 +43,8 @@ __all__ = ["ComposedMiddleware", "compose", "flatten"]
 
 
 def _check_member(member: object) -> AgentMiddleware[Any, Any, Any]:
-    if isinstance(member, AgentMiddleware):
-        return member
+    if isinstance(member, AgentMiddleware) or is_langchain_middleware(member):
+        return member  # type: ignore[return-value]
     if inspect.isclass(member) and issubclass(member, AgentMiddleware):
         raise TypeError(
             f"compose() got the class {member.__qualname__}; pass an instance: "
@@ -89,7 +90,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             [(f"middleware {m.name!r}", m.state_schema) for m in self.members],
             name=f"ComposedState_{len(self.members)}",
         )
-        self.tools = [tool for m in self.members for tool in m.tools]
+        self.tools = [tool for m in self.members for tool in getattr(m, "tools", ())]
         self._reducers = reducer_keys(self.state_schema)
         member_hooks = [hook_impls(m) for m in self.members]
         self._by_hook: dict[HookName, list[HookImpl]] = {

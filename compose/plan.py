@@ -98,7 +98,11 @@ class AgentPlan:
         impls = [hook_impls(m) for m in members]
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
         owned_tools = [("the agent", _as_tool(t)) for t in tools or ()]
-        owned_tools += [(f"middleware {m.name!r}", _as_tool(t)) for m in members for t in m.tools]
+        owned_tools += [
+            (f"middleware {m.name!r}", _as_tool(t))
+            for m in members
+            for t in getattr(m, "tools", ())
+        ]
         owned = [(f"middleware {m.name!r} ({origin(m)})", m.state_schema) for m in members]
         if state_schema is not None:
             owned.append(("the state_schema given to create_agent", state_schema))

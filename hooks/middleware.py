@@ -17,6 +17,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
+from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
 from .types import (
     JUMP_TARGETS,
     AgentState,
@@ -215,10 +216,15 @@ class HookImpl:
         return f"middleware {self.middleware.name!r}, hook {self.hook} (defined at {self.where})"
 
 
-def _overrides(cls: type, attr: str) -> bool:
+def _base_classes() -> tuple[type, ...]:
+    lc = langchain_types()
+    return (AgentMiddleware,) if lc is None else (AgentMiddleware, lc.AgentMiddleware)
+
+
+def _overrides(cls: type, attr: str, bases: tuple[type, ...]) -> bool:
     for klass in cls.__mro__:
         if attr in klass.__dict__:
-            return klass is not AgentMiddleware
+            return klass not in bases
     return False
 
 
@@ -234,19 +240,26 @@ def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
     """The hooks ``middleware`` defines, in :data:`HOOKS` order.
 
-    A hook is defined when its sync or async method is overridden from the base class.
-    Middleware that computes its hooks (a composite) provides ``__funcware_hooks__``.
+    A hook is defined when its sync or async method is overridden from the base class
+    (funcware's, or LangChain's for LangChain middleware, whose model wraps are adapted
+    to funcware's request and response types). Middleware that computes its hooks (a
+    composite) provides ``__funcware_hooks__``.
     """
     provided = getattr(middleware, "__funcware_hooks__", None)
     if provided is not None:
         return cast("dict[HookName, HookImpl]", provided())
     cls = type(middleware)
+    bases = _base_classes()
+    foreign = is_langchain_middleware(middleware)
     found: dict[HookName, HookImpl] = {}
     for hook in HOOKS:
-        sync = getattr(middleware, hook) if _overrides(cls, hook) else None
-        async_ = getattr(middleware, "a" + hook) if _overrides(cls, "a" + hook) else None
+        sync = getattr(middleware, hook) if _overrides(cls, hook, bases) else None
+        async_ = getattr(middleware, "a" + hook) if _overrides(cls, "a" + hook, bases) else None
         if sync is None and async_ is None:
             continue
+        if foreign and hook == "wrap_model_call":
+            sync = sync and adapt_model_wrap(sync)
+            async_ = async_ and adapt_model_wrap(async_)
         jumps = _jump_targets(sync, async_)
         if jumps and hook not in NODE_HOOKS:
             raise TypeError(

@@ -1,0 +1,118 @@
+"""Interop with LangChain v1: run funcware middleware inside ``langchain.agents.create_agent``.
+
+(The other direction needs nothing: ``funcware.create_agent`` and ``compose`` accept
+LangChain ``AgentMiddleware`` instances as they are.) ``langchain`` is imported only
+when :func:`to_langchain` is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from typing_extensions import TypedDict, get_type_hints
+
+from .compose import ComposedMiddleware, compose
+from .hooks.lc_bridge import (
+    from_lc_request,
+    from_lc_result,
+    swap_omit_markers,
+    to_lc_request,
+    to_lc_result,
+)
+from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .hooks.types import AgentState
+
+__all__ = ["to_langchain"]
+
+
+def _langchain_types() -> Any:
+    try:
+        return importlib.import_module("langchain.agents.middleware.types")
+    except ImportError as exc:
+        raise ImportError(
+            "funcware.interop.to_langchain needs the `langchain` package: "
+            "pip install 'funcware[langchain]' (or langchain>=1.0)."
+        ) from exc
+
+
+def _state_schema(schema: type, name: str, lc: Any) -> type:
+    base = get_type_hints(AgentState, include_extras=True)
+    fields = dict(get_type_hints(lc.AgentState, include_extras=True))
+    for key, annotation in get_type_hints(schema, include_extras=True).items():
+        if key not in base:
+            fields[key] = swap_omit_markers(
+                annotation, lambda m: lc.OmitFromSchema(input=m.input, output=m.output)
+            )
+    return TypedDict(f"{name}State", fields)  # type: ignore[operator, no-any-return]
+
+
+def _node_methods(impl: HookImpl) -> dict[str, Any]:
+    sync, async_ = impl.sync, impl.async_
+    assert sync is not None and async_ is not None
+
+    def run(self: Any, state: Any, runtime: Any) -> Any:
+        return sync(state, runtime)
+
+    async def arun(self: Any, state: Any, runtime: Any) -> Any:
+        return await async_(state, runtime)
+
+    for method in (run, arun):
+        setattr(method, "__can_jump_to__", list(impl.can_jump_to))  # noqa: B010
+    return {impl.hook: run, "a" + impl.hook: arun}
+
+
+def _model_methods(stack: ComposedMiddleware) -> dict[str, Any]:
+    def wrap_model_call(self: Any, request: Any, handler: Any) -> Any:
+        def inner(req: Any) -> Any:
+            return from_lc_result(handler(to_lc_request(req)))
+
+        return to_lc_result(stack.wrap_model_call(from_lc_request(request), inner))
+
+    async def awrap_model_call(self: Any, request: Any, handler: Any) -> Any:
+        async def inner(req: Any) -> Any:
+            return from_lc_result(await handler(to_lc_request(req)))
+
+        return to_lc_result(await stack.awrap_model_call(from_lc_request(request), inner))
+
+    return {"wrap_model_call": wrap_model_call, "awrap_model_call": awrap_model_call}
+
+
+def _tool_methods(stack: ComposedMiddleware) -> dict[str, Any]:
+    def wrap_tool_call(self: Any, request: Any, handler: Any) -> Any:
+        return stack.wrap_tool_call(request, handler)
+
+    async def awrap_tool_call(self: Any, request: Any, handler: Any) -> Any:
+        return await stack.awrap_tool_call(request, handler)
+
+    return {"wrap_tool_call": wrap_tool_call, "awrap_tool_call": awrap_tool_call}
+
+
+def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
+    """A LangChain ``AgentMiddleware`` running ``middleware`` (decorated, class or composite).
+
+    It defines only the hooks ``middleware`` defines, sync and async (bridged), with its
+    name, state schema (private fields kept private), tools and declared jumps. Jumps
+    are still checked, and errors still name the funcware middleware.
+    """
+    lc = _langchain_types()
+    stack = middleware if isinstance(middleware, ComposedMiddleware) else compose(middleware)
+    name = middleware.name
+    namespace: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": f"LangChain middleware running funcware middleware {name!r}.",
+        "name": property(lambda self: name),
+        "state_schema": _state_schema(stack.state_schema, name, lc),
+        "tools": list(stack.tools),
+        "funcware_middleware": middleware,
+    }
+    hooks = hook_impls(stack)
+    for hook in NODE_HOOKS:
+        if hook in hooks:
+            namespace.update(_node_methods(hooks[hook]))
+    if "wrap_model_call" in hooks:
+        namespace.update(_model_methods(stack))
+    if "wrap_tool_call" in hooks:
+        namespace.update(_tool_methods(stack))
+    cls = type(f"LangChain_{type(middleware).__name__}", (lc.AgentMiddleware,), namespace)
+    return cls()
