@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from funcware.hooks.middleware import HookImpl
@@ -130,46 +131,38 @@ def _sync_run_in_async(run: Piece, inner: AsyncPiece) -> AsyncPiece:
     return piece
 
 
-def _run_start(impls: Sequence[HookImpl], end: int, has: Callable[[HookImpl], bool]) -> int:
-    start = end
-    while start > 0 and not has(impls[start - 1]):
-        start -= 1
-    return start
+def _runs(
+    impls: Sequence[HookImpl], native: Callable[[HookImpl], bool]
+) -> list[tuple[bool, list[HookImpl]]]:
+    """``impls`` cut into runs of layers that do / do not have the onion's own flavour."""
+    return [(key, list(group)) for key, group in groupby(impls, key=native)]
 
 
 def build_sync(impls: Sequence[HookImpl], kind: CallKind) -> Piece:
     """The sync onion of ``impls`` (first outermost)."""
     piece: Piece = _tail_piece
-    end = len(impls)
-    while end > 0:
-        impl = impls[end - 1]
-        if impl.sync is not None:
-            piece = _sync_layer(impl, kind, piece)
-            end -= 1
+    for native, run in reversed(_runs(impls, lambda i: i.sync is not None)):
+        if native:
+            for impl in reversed(run):
+                piece = _sync_layer(impl, kind, piece)
             continue
-        start = _run_start(impls, end, lambda i: i.sync is not None)
-        run: AsyncPiece = _async_tail_piece
-        for async_impl in reversed(impls[start:end]):
-            run = _async_layer(async_impl, kind, run)
-        piece = _async_run_in_sync(run, piece)
-        end = start
+        bridged: AsyncPiece = _async_tail_piece
+        for impl in reversed(run):
+            bridged = _async_layer(impl, kind, bridged)
+        piece = _async_run_in_sync(bridged, piece)
     return piece
 
 
 def build_async(impls: Sequence[HookImpl], kind: CallKind) -> AsyncPiece:
     """The async onion of ``impls`` (first outermost)."""
     piece: AsyncPiece = _async_tail_piece
-    end = len(impls)
-    while end > 0:
-        impl = impls[end - 1]
-        if impl.async_ is not None:
-            piece = _async_layer(impl, kind, piece)
-            end -= 1
+    for native, run in reversed(_runs(impls, lambda i: i.async_ is not None)):
+        if native:
+            for impl in reversed(run):
+                piece = _async_layer(impl, kind, piece)
             continue
-        start = _run_start(impls, end, lambda i: i.async_ is not None)
-        run: Piece = _tail_piece
-        for sync_impl in reversed(impls[start:end]):
-            run = _sync_layer(sync_impl, kind, run)
-        piece = _sync_run_in_async(run, piece)
-        end = start
+        bridged: Piece = _tail_piece
+        for impl in reversed(run):
+            bridged = _sync_layer(impl, kind, bridged)
+        piece = _sync_run_in_async(bridged, piece)
     return piece
