@@ -1,0 +1,50 @@
+"""bench/run.py runs: one round of one scenario, funcware only, no langchain needed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+RUN = Path(__file__).resolve().parents[1] / "bench" / "run.py"
+ARGS = ["--rounds", "1", "--scenarios", "no_middleware", "--budget", "0.05"]
+
+
+def _bench(tmp_path: Path, *args: str, hide_langchain: bool = False) -> tuple[str, dict[str, Any]]:
+    out = tmp_path / "bench.json"
+    argv = [str(RUN), *ARGS, "--json", str(out), *args]
+    if hide_langchain:  # as if langchain were not installed, whether or not it is
+        code = (
+            "import runpy, sys; sys.modules['langchain'] = None; "
+            f"sys.argv = {argv!r}; runpy.run_path({str(RUN)!r}, run_name='__main__')"
+        )
+        command = [sys.executable, "-c", code]
+    else:
+        command = [sys.executable, *argv]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout, json.loads(out.read_text(encoding="utf-8"))
+
+
+def _funcware_result(data: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = data["scenarios"]["no_middleware"]["results"]["funcware"]
+    assert result["status"] == "ok", result
+    assert result["median_ns"] > 0
+    return result
+
+
+def test_one_round_of_one_scenario_for_funcware(tmp_path: Path) -> None:
+    stdout, data = _bench(tmp_path, "--impls", "funcware")
+    _funcware_result(data)
+    assert "no_middleware" in stdout
+    assert data["meta"]["machine"]["python"]
+
+
+def test_langchain_side_is_skipped_with_a_notice_when_not_importable(tmp_path: Path) -> None:
+    stdout, data = _bench(tmp_path, "--impls", "funcware,langchain", hide_langchain=True)
+    assert "NOTICE: langchain is not importable" in stdout
+    assert data["meta"]["skipped"] == ["langchain"]
+    _funcware_result(data)
+    assert "langchain" not in data["scenarios"]["no_middleware"]["results"]
