@@ -9,6 +9,7 @@ call) or the ``after_agent`` nodes (reverse) and END. Each node hook is its own 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -36,14 +37,10 @@ RECURSION_LIMIT = 9_999
 
 
 def _hook_node(impl: HookImpl) -> RunnableCallable:
-    def node(state: Any, runtime: Any) -> Any:
-        return run_node(impl, state, runtime)
-
-    async def anode(state: Any, runtime: Any) -> Any:
-        return await run_node_async(impl, state, runtime)
-
-    node.__name__ = anode.__name__ = impl.label
-    return RunnableCallable(node, anode, trace=False)
+    # partials, not closures: langgraph inspects closures' code when compiling.
+    return RunnableCallable(
+        partial(run_node, impl), partial(run_node_async, impl), name=impl.label, trace=False
+    )
 
 
 def _edge(route: Callable[..., Any]) -> RunnableCallable:

@@ -58,6 +58,7 @@ class ModelNode:
         self.agent_name = agent_name
         self.onion = build_sync(wraps, MODEL_CALLS)
         self.aonion = build_async(wraps, MODEL_CALLS)
+        self._default_bound: Any = None
 
     def request(self, state: Any, runtime: Any) -> ModelRequest[Any]:
         """A fresh request: its lists are copies, so editing them changes this call only."""
@@ -90,15 +91,32 @@ class ModelNode:
                 "`tools` attribute), or handle their calls in a wrap_tool_call middleware."
             )
 
-    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage]]:
-        self._check_tools(request)
+    def _bind(self, request: ModelRequest[Any]) -> Any:
         model = request.model
         if request.tools:
-            bound = model.bind_tools(
+            return model.bind_tools(
                 request.tools, tool_choice=request.tool_choice, **request.model_settings
             )
-        else:
-            bound = model.bind(**request.model_settings)
+        return model.bind(**request.model_settings)
+
+    def _bound(self, request: ModelRequest[Any]) -> Any:
+        """The model with the request's tools bound; bound once for unchanged requests."""
+        unchanged = (
+            request.model is self.model
+            and request.tool_choice is None
+            and not request.model_settings
+            and len(request.tools) == len(self.tools)
+            and all(a is b for a, b in zip(request.tools, self.tools, strict=True))
+        )
+        if not unchanged:
+            return self._bind(request)
+        if self._default_bound is None:
+            self._default_bound = self._bind(request)
+        return self._default_bound
+
+    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage]]:
+        self._check_tools(request)
+        bound = self._bound(request)
         messages = list(request.messages)
         if request.system_message is not None:
             messages.insert(0, request.system_message)
@@ -119,18 +137,22 @@ class ModelNode:
         bound, messages = self._prepare(request)
         return self._response(await bound.ainvoke(messages))
 
-    def _update(self, response: ModelResponse[Any], writes: Writes) -> Command[Any]:
+    def _update(
+        self, response: ModelResponse[Any], writes: Writes
+    ) -> dict[str, Any] | Command[Any]:
         update: list[tuple[str, Any]] = [("messages", list(response.result))]
         if response.structured_response is not None:
             update.append(("structured_response", response.structured_response))
+        if not writes:
+            return dict(update)
         update.extend(merge_writes(writes, self.reducer_keys))
         return Command(update=update)
 
-    def __call__(self, state: Any, runtime: Any) -> Command[Any]:
+    def __call__(self, state: Any, runtime: Any) -> dict[str, Any] | Command[Any]:
         response, writes = self.onion(self.request(state, runtime), self.call_model)
         return self._update(response, writes)
 
-    async def acall(self, state: Any, runtime: Any) -> Command[Any]:
+    async def acall(self, state: Any, runtime: Any) -> dict[str, Any] | Command[Any]:
         """Async model node."""
         response, writes = await self.aonion(self.request(state, runtime), self.acall_model)
         return self._update(response, writes)

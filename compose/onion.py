@@ -51,60 +51,94 @@ async def _async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
     return await tail(request)
 
 
-def _sync_layer(impl: HookImpl, kind: CallKind, inner: Piece) -> Piece:
-    func = impl.sync
-    assert func is not None
+def _sync_run(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece:
+    """Sync layers ``impls`` (first outermost) around ``inner``, as one piece.
+
+    Each layer's handler calls the next layer's function itself, so a layer costs two
+    stack frames (its function and its handler): deep onions stay far from the limit.
+    """
+    funcs = [impl.sync for impl in impls]
+    assert all(func is not None for func in funcs)
     normalize = kind.normalize
+    count = len(impls)
 
     def piece(request: Any, tail: Tail) -> Outcome:
-        last: Writes = NO_WRITES
+        def handler_of(index: int, box: list[Writes]) -> Callable[[Any], Any]:
+            def handler(req: Any) -> Any:
+                box[0] = NO_WRITES
+                after = index + 1
+                if after == count:
+                    try:
+                        response, writes = inner(req, tail)
+                    except BaseException as exc:
+                        note_passed_through(exc)
+                        raise
+                else:
+                    next_box = [NO_WRITES]
+                    try:
+                        result = funcs[after](req, handler_of(after, next_box))  # type: ignore[misc]
+                    except BaseException as exc:
+                        note_raised(exc, impls[after])
+                        raise
+                    response, own = normalize(result, impls[after])
+                    writes = next_box[0] + own if own else next_box[0]
+                box[0] = writes
+                return response
 
-        def handler(req: Any) -> Any:
-            nonlocal last
-            last = NO_WRITES
-            try:
-                response, last = inner(req, tail)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
-            return response
+            return handler
 
+        box = [NO_WRITES]
         try:
-            result = func(request, handler)
+            result = funcs[0](request, handler_of(0, box))  # type: ignore[misc]
         except BaseException as exc:
-            note_raised(exc, impl)
+            note_raised(exc, impls[0])
             raise
-        response, own = normalize(result, impl)
-        return response, (last + own) if own else last
+        response, own = normalize(result, impls[0])
+        return response, (box[0] + own if own else box[0])
 
     return piece
 
 
-def _async_layer(impl: HookImpl, kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
-    func = impl.async_
-    assert func is not None
+def _async_run(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
+    """Async layers ``impls`` (first outermost) around ``inner``, as one piece."""
+    funcs = [impl.async_ for impl in impls]
+    assert all(func is not None for func in funcs)
     normalize = kind.normalize
+    count = len(impls)
 
     async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        last: Writes = NO_WRITES
+        def handler_of(index: int, box: list[Writes]) -> Callable[[Any], Awaitable[Any]]:
+            async def handler(req: Any) -> Any:
+                box[0] = NO_WRITES
+                after = index + 1
+                if after == count:
+                    try:
+                        response, writes = await inner(req, tail)
+                    except BaseException as exc:
+                        note_passed_through(exc)
+                        raise
+                else:
+                    next_box = [NO_WRITES]
+                    try:
+                        result = await funcs[after](req, handler_of(after, next_box))  # type: ignore[misc]
+                    except BaseException as exc:
+                        note_raised(exc, impls[after])
+                        raise
+                    response, own = normalize(result, impls[after])
+                    writes = next_box[0] + own if own else next_box[0]
+                box[0] = writes
+                return response
 
-        async def handler(req: Any) -> Any:
-            nonlocal last
-            last = NO_WRITES
-            try:
-                response, last = await inner(req, tail)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
-            return response
+            return handler
 
+        box = [NO_WRITES]
         try:
-            result = await func(request, handler)
+            result = await funcs[0](request, handler_of(0, box))  # type: ignore[misc]
         except BaseException as exc:
-            note_raised(exc, impl)
+            note_raised(exc, impls[0])
             raise
-        response, own = normalize(result, impl)
-        return response, (last + own) if own else last
+        response, own = normalize(result, impls[0])
+        return response, (box[0] + own if own else box[0])
 
     return piece
 
@@ -143,13 +177,9 @@ def build_sync(impls: Sequence[HookImpl], kind: CallKind) -> Piece:
     piece: Piece = _tail_piece
     for native, run in reversed(_runs(impls, lambda i: i.sync is not None)):
         if native:
-            for impl in reversed(run):
-                piece = _sync_layer(impl, kind, piece)
-            continue
-        bridged: AsyncPiece = _async_tail_piece
-        for impl in reversed(run):
-            bridged = _async_layer(impl, kind, bridged)
-        piece = _async_run_in_sync(bridged, piece)
+            piece = _sync_run(run, kind, piece)
+        else:
+            piece = _async_run_in_sync(_async_run(run, kind, _async_tail_piece), piece)
     return piece
 
 
@@ -158,11 +188,7 @@ def build_async(impls: Sequence[HookImpl], kind: CallKind) -> AsyncPiece:
     piece: AsyncPiece = _async_tail_piece
     for native, run in reversed(_runs(impls, lambda i: i.async_ is not None)):
         if native:
-            for impl in reversed(run):
-                piece = _async_layer(impl, kind, piece)
-            continue
-        bridged: Piece = _tail_piece
-        for impl in reversed(run):
-            bridged = _sync_layer(impl, kind, bridged)
-        piece = _sync_run_in_async(bridged, piece)
+            piece = _async_run(run, kind, piece)
+        else:
+            piece = _sync_run_in_async(_sync_run(run, kind, _tail_piece), piece)
     return piece

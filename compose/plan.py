@@ -103,7 +103,11 @@ class AgentPlan:
             for m in members
             for t in getattr(m, "tools", ())
         ]
-        owned = [(f"middleware {m.name!r} ({origin(m)})", m.state_schema) for m in members]
+        owned = [  # origin() may parse a source file: only for schemas that add fields
+            (f"middleware {m.name!r} ({origin(m)})", m.state_schema)
+            for m in members
+            if m.state_schema is not AgentState
+        ]
         if state_schema is not None:
             owned.append(("the state_schema given to create_agent", state_schema))
         schema = merge_schemas(owned, conflicts=problems)

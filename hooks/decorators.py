@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
-from .middleware import NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
 if TYPE_CHECKING:
@@ -144,8 +144,8 @@ def _add_jumps_to_generated(
         )
     jumps = _normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
     for impl in node_hooks:
-        method = impl.sync if impl.sync is not None else impl.async_
-        adapter = getattr(method, "__func__", method)
+        name = impl.hook if impl.sync is not None else "a" + impl.hook
+        adapter = type(middleware).__dict__[name]
         old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
         setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
 
@@ -173,6 +173,8 @@ def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any
             return func(state, runtime) if takes_runtime else func(state)
 
         adapter = sync_node
+    if takes_runtime:
+        setattr(adapter, DIRECT_ATTR, func)
     return adapter
 
 
@@ -188,11 +190,13 @@ def _wrap_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any
         async def async_wrap(self: Any, request: Any, handler: Any) -> Any:
             return await func(request, handler)
 
+        setattr(async_wrap, DIRECT_ATTR, func)
         return async_wrap
 
     def sync_wrap(self: Any, request: Any, handler: Any) -> Any:
         return func(request, handler)
 
+    setattr(sync_wrap, DIRECT_ATTR, func)
     return sync_wrap
 
 

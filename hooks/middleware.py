@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from langgraph.types import Command
 
 __all__ = [
+    "DIRECT_ATTR",
     "HOOKS",
     "NODE_HOOKS",
     "WRAP_HOOKS",
@@ -216,6 +217,16 @@ class HookImpl:
         return f"middleware {self.middleware.name!r}, hook {self.hook} (defined at {self.where})"
 
 
+DIRECT_ATTR = "__funcware_direct__"
+"""Set on a generated hook method that only forwards its arguments to the user's function."""
+
+
+def _direct(method: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """The user's function a forwarding method calls (one stack frame less), else ``method``."""
+    direct = getattr(getattr(method, "__func__", None), DIRECT_ATTR, None)
+    return direct if direct is not None else method
+
+
 def _base_classes() -> tuple[type, ...]:
     lc = langchain_types()
     return (AgentMiddleware,) if lc is None else (AgentMiddleware, lc.AgentMiddleware)
@@ -267,5 +278,5 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
-        found[hook] = HookImpl(middleware, hook, sync, async_, jumps)
+        found[hook] = HookImpl(middleware, hook, _direct(sync), _direct(async_), jumps)
     return found
