@@ -1,12 +1,14 @@
 """Crossing between sync and async code without blocking an event loop.
 
 Context variables (langgraph's config, callbacks, ``interrupt`` support) are copied
-across every crossing, in both directions.
+across every crossing, in both directions. Cancelling the task that awaits a worker
+thread cancels what that thread has running on the loop, and stops it starting more.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import threading
 from collections.abc import Callable, Coroutine
@@ -21,6 +23,50 @@ T = TypeVar("T")
 # thread for a sync layer again), so the pool is generous: each nesting level holds one.
 _POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="funcware-bridge")
 _LOCAL = threading.local()
+
+
+class _CancelScope:
+    """A worker thread's calls back into the loop, cancelled with the task awaiting it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._pending: set[concurrent.futures.Future[Any]] = set()
+
+    def cancel(self) -> None:
+        """Cancel the calls in flight and refuse later ones (called on the loop)."""
+        with self._lock:
+            self._cancelled = True
+            pending = list(self._pending)
+        for future in pending:
+            future.cancel()
+
+    async def _guarded(self, coro: Coroutine[Any, Any, T]) -> T:
+        # Checked on the loop, where cancel() runs: a call that lost the race never starts.
+        if self._cancelled:
+            coro.close()
+            raise asyncio.CancelledError
+        return await coro
+
+    def call(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on ``loop`` from the worker thread; wait for it unless cancelled."""
+        future = asyncio.run_coroutine_threadsafe(self._guarded(coro), loop)
+        with self._lock:
+            cancelled = self._cancelled
+            if not cancelled:
+                self._pending.add(future)
+        if cancelled:
+            future.cancel()
+        try:
+            return future.result()
+        finally:
+            with self._lock:
+                self._pending.discard(future)
+
+
+_SCOPE: contextvars.ContextVar[_CancelScope | None] = contextvars.ContextVar(
+    "funcware_cancel_scope", default=None
+)
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
@@ -46,12 +92,33 @@ def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 
 async def run_in_thread(func: Callable[..., T], *args: Any) -> T:
-    """Await ``func(*args)`` run on a worker thread, with this task's context."""
+    """Await ``func(*args)`` run on a worker thread, with this task's context.
+
+    If this await is cancelled, the thread's calls back into the loop
+    (:func:`call_soon_in_loop`) are cancelled too: the thread cannot be stopped, but it
+    starts nothing more (no model or tool call after the run was cancelled).
+    """
+    scope = _CancelScope()
     context = contextvars.copy_context()
+    context.run(_SCOPE.set, scope)
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_POOL, lambda: context.run(func, *args))
+    try:
+        return await loop.run_in_executor(_POOL, lambda: context.run(func, *args))
+    except asyncio.CancelledError:
+        scope.cancel()
+        raise
 
 
 def call_soon_in_loop(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T]) -> T:
-    """From a worker thread, run ``coro`` on ``loop`` and wait for its result."""
-    return asyncio.run_coroutine_threadsafe(coro, loop).result()
+    """From a worker thread, run ``coro`` on ``loop`` and wait for its result.
+
+    Raises ``asyncio.CancelledError`` (which ``except Exception`` does not catch) if the
+    task awaiting this thread was cancelled, before or while ``coro`` runs.
+    """
+    scope = _SCOPE.get()
+    try:
+        if scope is None:
+            return asyncio.run_coroutine_threadsafe(coro, loop).result()
+        return scope.call(loop, coro)
+    except concurrent.futures.CancelledError:
+        raise asyncio.CancelledError from None

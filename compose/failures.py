@@ -2,7 +2,8 @@
 
 The exception itself propagates unchanged (same type, same message); funcware only
 adds a note (``add_note``), once, at the hook that raised it. langgraph's control-flow
-exceptions (interrupts, bubbling commands) are never touched.
+exceptions (interrupts, bubbling commands) and what only passes through a hook without
+being an error of it (cancellation, ``KeyboardInterrupt``, ``SystemExit``) are never touched.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ def note_passed_through(exc: BaseException) -> None:
 
 def note_raised(exc: BaseException, impl: HookImpl) -> None:
     """Add ``raised in middleware 'x', hook y (defined at file:line)`` to ``exc``, once."""
-    if isinstance(exc, GraphBubbleUp) or getattr(exc, _PASSED, False):
+    if not isinstance(exc, Exception) or isinstance(exc, GraphBubbleUp):
+        return
+    if getattr(exc, _PASSED, False):
         return
     note_passed_through(exc)
     note = f"raised in {impl.describe()}"

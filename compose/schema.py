@@ -60,6 +60,24 @@ def reducer_keys(schema: type) -> frozenset[str]:
     return frozenset({"messages", *keys})
 
 
+def _declarations(schema: type) -> dict[str, tuple[Any, bool]]:
+    """Each field's type (without ``Required``/``NotRequired``) and whether it is required.
+
+    The wrapper says so when there is one; otherwise the class does (``total=False``
+    leaves no wrapper on its fields).
+    """
+    required_keys: frozenset[str] | None = getattr(schema, "__required_keys__", None)
+    declared: dict[str, tuple[Any, bool]] = {}
+    for key, annotation in _fields(schema).items():
+        wrapper = get_origin(annotation)
+        if wrapper in (Required, NotRequired):
+            required = wrapper is Required
+        else:
+            required = required_keys is None or key in required_keys
+        declared[key] = (strip_required(annotation), required)
+    return declared
+
+
 def merge_schemas(
     owned: Sequence[tuple[str, type]],
     *,
@@ -70,17 +88,18 @@ def merge_schemas(
 
     A field declared with different types by two owners is a :class:`SchemaConflict`
     naming both; with a ``conflicts`` list, every conflict is appended there instead
-    (the first declaration is kept).
+    (the first declaration is kept). Requiredness is not part of the type: a field is
+    required only if every owner declares it required.
     """
-    merged: dict[str, Any] = dict(_fields(AgentState))
+    merged = _declarations(AgentState)
     declared_by: dict[str, str] = dict.fromkeys(merged, "AgentState")
     for owner, schema in owned:
         if schema is AgentState:
             continue
-        for key, annotation in _fields(schema).items():
-            if key in merged and merged[key] != annotation:
+        for key, (annotation, required) in _declarations(schema).items():
+            if key in merged and merged[key][0] != annotation:
                 problem = (
-                    f"State field {key!r} is declared as {merged[key]!r} by "
+                    f"State field {key!r} is declared as {merged[key][0]!r} by "
                     f"{declared_by[key]} and as {annotation!r} by {owner}; "
                     "give the fields different names or declare them with the same type."
                 )
@@ -88,9 +107,13 @@ def merge_schemas(
                     raise SchemaConflict(problem)
                 conflicts.append(problem)
                 continue
-            merged[key] = annotation
+            merged[key] = (annotation, required and merged.get(key, (annotation, True))[1])
             declared_by.setdefault(key, owner)
-    return TypedDict(name, merged)  # type: ignore[operator, no-any-return]
+    fields = {
+        key: annotation if required else NotRequired[annotation]
+        for key, (annotation, required) in merged.items()
+    }
+    return TypedDict(name, fields)  # type: ignore[operator, no-any-return]
 
 
 def _omitted(annotation: Any, side: str) -> bool:

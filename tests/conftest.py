@@ -1,0 +1,221 @@
+"""Shared fixtures: sync/async drivers, checkpointers (memory, SQLite, PostgreSQL), helpers.
+
+``driver`` runs an agent the way a test is parametrized: ``invoke``/``stream`` from plain
+sync code, or ``ainvoke``/``astream`` on one event loop kept for the whole test (so async
+checkpointers opened by a fixture live on the loop that uses them).
+
+``checkpointer`` is each saver in turn: langgraph's ``InMemorySaver``; SQLite on a real
+file in ``tmp_path`` (``SqliteSaver`` for sync drivers, ``AsyncSqliteSaver`` for async);
+PostgreSQL (``PostgresSaver`` / ``AsyncPostgresSaver``) at ``$FUNCWARE_POSTGRES_URL``. The
+PostgreSQL cases are skipped with a reason when the URL is unset, and fail when
+``FUNCWARE_REQUIRE_POSTGRES=1`` (CI sets both; ``source .ci/postgres`` starts a server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import uuid
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import pytest
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+from funcware.testing import ScriptedChatModel
+
+T = TypeVar("T")
+
+MODES = ("sync", "async")
+SAVERS = ("memory", "sqlite", "postgres")
+POSTGRES_URL_VAR = "FUNCWARE_POSTGRES_URL"
+REQUIRE_POSTGRES_VAR = "FUNCWARE_REQUIRE_POSTGRES"
+
+
+# -- running agents sync or async ---------------------------------------------------
+
+
+@dataclass
+class Driver:
+    """Runs agents with the sync API (``mode == "sync"``) or the async one on ``loop``."""
+
+    mode: str
+    loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def is_async(self) -> bool:
+        return self.mode == "async"
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on this driver's loop (async drivers only)."""
+        assert self.loop is not None, "run() needs an async driver"
+        return self.loop.run_until_complete(coro)
+
+    def invoke(self, agent: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        if self.is_async:
+            return self.run(agent.ainvoke(input, config, **kwargs))
+        return agent.invoke(input, config, **kwargs)
+
+    def stream(self, agent: Any, input: Any, config: Any = None, **kwargs: Any) -> list[Any]:
+        if not self.is_async:
+            return list(agent.stream(input, config, **kwargs))
+
+        async def collect() -> list[Any]:
+            return [chunk async for chunk in agent.astream(input, config, **kwargs)]
+
+        return self.run(collect())
+
+    def get_state(self, agent: Any, config: Any) -> Any:
+        if self.is_async:
+            return self.run(agent.aget_state(config))
+        return agent.get_state(config)
+
+
+@pytest.fixture(params=MODES)
+def driver(request: pytest.FixtureRequest) -> Iterator[Driver]:
+    """Each test runs once with the sync API and once with the async API."""
+    if request.param == "sync":
+        yield Driver("sync")
+        return
+    loop = asyncio.new_event_loop()
+    try:
+        yield Driver("async", loop)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+# -- checkpointers ------------------------------------------------------------------
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    """The PostgreSQL server for persistence tests; skip (or fail, if required) without one."""
+    url = os.environ.get(POSTGRES_URL_VAR)
+    if url:
+        return url
+    if os.environ.get(REQUIRE_POSTGRES_VAR) == "1":
+        pytest.fail(
+            f"{REQUIRE_POSTGRES_VAR}=1 but {POSTGRES_URL_VAR} is not set: the PostgreSQL "
+            "persistence tests cannot run. Start a server with `source .ci/postgres`."
+        )
+    pytest.skip(
+        f"{POSTGRES_URL_VAR} is not set, so the PostgreSQL checkpointer tests are skipped "
+        "(run `source .ci/postgres` to start a throwaway server)."
+    )
+
+
+@contextlib.contextmanager
+def _sync_saver(kind: str, path: str, url: str) -> Iterator[BaseCheckpointSaver[Any]]:
+    if kind == "sqlite":
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        with SqliteSaver.from_conn_string(path) as saver:
+            yield saver
+        return
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with PostgresSaver.from_conn_string(url) as saver:
+        saver.setup()
+        yield saver
+
+
+@contextlib.asynccontextmanager
+async def _async_saver(kind: str, path: str, url: str) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    if kind == "sqlite":
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        async with AsyncSqliteSaver.from_conn_string(path) as saver:
+            yield saver
+        return
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    async with AsyncPostgresSaver.from_conn_string(url) as saver:
+        await saver.setup()
+        yield saver
+
+
+@pytest.fixture(params=SAVERS)
+def checkpointer(
+    request: pytest.FixtureRequest, driver: Driver, tmp_path: Any
+) -> Iterator[BaseCheckpointSaver[Any]]:
+    """Each saver in turn, in the flavour the driver needs (sync or async)."""
+    kind: str = request.param
+    if kind == "memory":
+        yield InMemorySaver()
+        return
+    url = request.getfixturevalue("postgres_url") if kind == "postgres" else ""
+    path = str(tmp_path / "checkpoints.sqlite")
+    if not driver.is_async:
+        with _sync_saver(kind, path, url) as saver:
+            yield saver
+        return
+    manager = _async_saver(kind, path, url)
+    saver = driver.run(manager.__aenter__())
+    try:
+        yield saver
+    finally:
+        driver.run(manager.__aexit__(None, None, None))
+
+
+@pytest.fixture
+def thread() -> dict[str, Any]:
+    """A config with a thread id no other test uses (the PostgreSQL database is shared)."""
+    return {"configurable": {"thread_id": f"test-{uuid.uuid4()}"}}
+
+
+# -- models and messages ------------------------------------------------------------
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]], text: str = "") -> AIMessage:
+    """An ``AIMessage`` calling ``(name, args)`` tools, with ids ``call-0``, ``call-1``, ..."""
+    return AIMessage(
+        content=text,
+        tool_calls=[
+            {"name": name, "args": args, "id": f"call-{index}", "type": "tool_call"}
+            for index, (name, args) in enumerate(calls)
+        ],
+    )
+
+
+def contents(messages: list[BaseMessage]) -> list[str]:
+    """The text of each message, for compact assertions on a conversation."""
+    return [m.text for m in messages]
+
+
+class StreamingScriptedModel(ScriptedChatModel):
+    """A ``ScriptedChatModel`` that streams: one chunk per word, then the tool calls."""
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        message = self._next(messages, kwargs).generations[0].message
+        assert isinstance(message, AIMessage)
+        for word in re.split(r"(\s)", message.text) if message.text else []:
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word, id=message.id))
+        if message.tool_calls:
+            chunks = [
+                {
+                    "name": call["name"],
+                    "args": json.dumps(call["args"]),
+                    "id": call["id"],
+                    "index": index,
+                    "type": "tool_call_chunk",
+                }
+                for index, call in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content="", id=message.id, tool_call_chunks=chunks)
+            )
