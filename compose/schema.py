@@ -6,8 +6,9 @@ import inspect
 from collections.abc import Sequence
 from typing import Any, get_args, get_origin
 
-from typing_extensions import NotRequired, Required, TypedDict, get_type_hints
+from typing_extensions import NotRequired, Required, TypedDict
 
+from funcware.hooks.lc_bridge import native_fields
 from funcware.hooks.types import AgentState, OmitFromSchema
 
 __all__ = [
@@ -25,7 +26,7 @@ class SchemaConflict(ValueError):
 
 
 def _fields(schema: type) -> dict[str, Any]:
-    return get_type_hints(schema, include_extras=True)
+    return native_fields(schema)
 
 
 def strip_required(annotation: Any) -> Any:
