@@ -88,15 +88,32 @@ def _tool_methods(stack: ComposedMiddleware) -> dict[str, Any]:
     return {"wrap_tool_call": wrap_tool_call, "awrap_tool_call": awrap_tool_call}
 
 
+def _check_tools(stack: ComposedMiddleware) -> None:
+    schemas = [tool for tool in stack.tools if isinstance(tool, dict)]
+    if schemas:
+        names = ", ".join(repr(s.get("function", s).get("name", "?")) for s in schemas)
+        raise TypeError(
+            f"to_langchain({stack.name!r}): the middleware brings dict-schema tools ({names}), "
+            "but LangChain runs middleware tools in its ToolNode, which needs BaseTools. "
+            "Give the dicts to langchain's create_agent(tools=[...]) instead; the "
+            "middleware's wrap_tool_call still serves their calls."
+        )
+
+
 def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     """A LangChain ``AgentMiddleware`` running ``middleware`` (decorated, class or composite).
 
     It defines only the hooks ``middleware`` defines, sync and async (bridged), with its
     name, state schema (private fields kept private), tools and declared jumps. Jumps
-    are still checked, and errors still name the funcware middleware.
+    are still checked, and errors still name the funcware middleware. A LangChain
+    middleware is returned as it is; dict-schema tools are refused (LangChain cannot run
+    them as middleware tools).
     """
     lc = _langchain_types()
+    if isinstance(middleware, lc.AgentMiddleware):
+        return middleware
     stack = middleware if isinstance(middleware, ComposedMiddleware) else compose(middleware)
+    _check_tools(stack)
     name = middleware.name
     namespace: dict[str, Any] = {
         "__module__": __name__,
