@@ -6,7 +6,6 @@ against a :class:`ScriptedChatModel`. Tool execution is covered in ``test_agent_
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -19,11 +18,11 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
-    ToolCall,
     ToolMessage,
 )
 from langchain_core.tools import BaseTool, tool
 from langgraph.types import Command
+from support import Runner, call, calls_tool, hi
 from typing_extensions import NotRequired
 
 from funcware import (
@@ -50,39 +49,7 @@ from funcware.testing import ScriptedChatModel
 HERE = os.path.basename(__file__)
 
 
-def hi() -> dict[str, Any]:
-    """A fresh input: one human message (add_messages gives messages ids in place)."""
-    return {"messages": [HumanMessage("hi")]}
-
-
 # -- running an agent both ways ------------------------------------------------------
-
-
-class Runner:
-    """Runs a compiled agent with ``invoke``/``stream`` or ``ainvoke``/``astream``."""
-
-    def __init__(self, mode: str) -> None:
-        self.mode = mode
-        self.is_async = mode == "ainvoke"
-
-    def __call__(self, agent: Any, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
-        inputs = inputs if inputs is not None else hi()
-        if self.is_async:
-            result: dict[str, Any] = asyncio.run(agent.ainvoke(inputs))
-        else:
-            result = agent.invoke(inputs)
-        return result
-
-    def stream(self, agent: Any, inputs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Every ``stream_mode="updates"`` chunk, in order."""
-        inputs = inputs if inputs is not None else hi()
-        if not self.is_async:
-            return list(agent.stream(inputs, stream_mode="updates"))
-
-        async def collect() -> list[dict[str, Any]]:
-            return [chunk async for chunk in agent.astream(inputs, stream_mode="updates")]
-
-        return asyncio.run(collect())
 
 
 @pytest.fixture(params=["invoke", "ainvoke"])
@@ -91,14 +58,6 @@ def run(request: pytest.FixtureRequest) -> Runner:
 
 
 # -- helpers ---------------------------------------------------------------------------
-
-
-def call(name: str, args: dict[str, Any], call_id: str) -> ToolCall:
-    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
-
-
-def calls_tool(*tool_calls: ToolCall) -> AIMessage:
-    return AIMessage(content="", tool_calls=list(tool_calls))
 
 
 def contents(messages: list[BaseMessage]) -> list[tuple[str, Any]]:

@@ -6,12 +6,12 @@ against a :class:`ScriptedChatModel`.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
+from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
+from support import Runner, call, calls_tool
 
 from funcware import (
     AgentMiddleware,
@@ -24,12 +24,6 @@ from funcware import (
     wrap_tool_call,
 )
 from funcware.testing import ScriptedChatModel
-
-
-def hi() -> dict[str, Any]:
-    """A fresh input: one human message (add_messages gives messages ids in place)."""
-    return {"messages": [HumanMessage("hi")]}
-
 
 WEATHER: dict[str, Any] = {
     "type": "function",
@@ -45,32 +39,9 @@ WEATHER: dict[str, Any] = {
 }
 
 
-class Runner:
-    """Runs a compiled agent with ``invoke`` or ``ainvoke``."""
-
-    def __init__(self, mode: str) -> None:
-        self.is_async = mode == "ainvoke"
-
-    def __call__(self, agent: Any, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
-        inputs = inputs if inputs is not None else hi()
-        if self.is_async:
-            result: dict[str, Any] = asyncio.run(agent.ainvoke(inputs))
-        else:
-            result = agent.invoke(inputs)
-        return result
-
-
 @pytest.fixture(params=["invoke", "ainvoke"])
 def run(request: pytest.FixtureRequest) -> Runner:
     return Runner(request.param)
-
-
-def call(name: str, args: dict[str, Any], call_id: str) -> ToolCall:
-    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
-
-
-def calls_tool(*tool_calls: ToolCall) -> AIMessage:
-    return AIMessage(content="", tool_calls=list(tool_calls))
 
 
 def tool_messages(messages: list[BaseMessage]) -> list[ToolMessage]:

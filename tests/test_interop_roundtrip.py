@@ -14,10 +14,8 @@ Needs the ``langchain`` extra; skipped without it, failed when ``FUNCWARE_REQUIR
 from __future__ import annotations
 
 import asyncio
-import importlib
 import os
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Annotated, Any
 
 import pytest
@@ -26,6 +24,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import InvalidUpdateError
 from langgraph.types import Command, interrupt
+from support import require_langchain
 from typing_extensions import NotRequired
 
 from funcware import (
@@ -51,28 +50,8 @@ from funcware.hooks.middleware import HOOKS
 from funcware.interop import to_langchain
 from funcware.testing import ScriptedChatModel
 
-REQUIRE_LANGCHAIN = "FUNCWARE_REQUIRE_LANGCHAIN"
-
-
-def _langchain(module: str) -> ModuleType:
-    """Import a LangChain module; skip this file without it (fail if CI requires it)."""
-    if os.environ.get(REQUIRE_LANGCHAIN) != "1":
-        return pytest.importorskip(
-            module, reason="the LangChain interop tests need the `langchain` extra"
-        )
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        problem = exc
-    pytest.fail(
-        f"{REQUIRE_LANGCHAIN}=1 but {module} cannot be imported ({problem}); "
-        "install the extra: pip install -e '.[langchain]'",
-        pytrace=False,
-    )
-
-
-lc_agents = _langchain("langchain.agents")
-lt = _langchain("langchain.agents.middleware.types")
+lc_agents = require_langchain("langchain.agents")
+lt = require_langchain("langchain.agents.middleware.types")
 
 MODES = ["invoke", "ainvoke"]
 

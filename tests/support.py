@@ -1,0 +1,73 @@
+"""Helpers shared by test modules (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolCall
+
+REQUIRE_LANGCHAIN = "FUNCWARE_REQUIRE_LANGCHAIN"
+
+
+def hi() -> dict[str, Any]:
+    """A fresh input: one human message (add_messages gives messages ids in place)."""
+    return {"messages": [HumanMessage("hi")]}
+
+
+def call(name: str, args: dict[str, Any], call_id: str) -> ToolCall:
+    """A tool call as a model would make it."""
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+def calls_tool(*tool_calls: ToolCall) -> AIMessage:
+    """An AI message that makes these tool calls."""
+    return AIMessage(content="", tool_calls=list(tool_calls))
+
+
+class Runner:
+    """Runs a compiled agent with ``invoke``/``stream`` or ``ainvoke``/``astream``."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.is_async = mode == "ainvoke"
+
+    def __call__(self, agent: Any, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        inputs = inputs if inputs is not None else hi()
+        if self.is_async:
+            result: dict[str, Any] = asyncio.run(agent.ainvoke(inputs))
+        else:
+            result = agent.invoke(inputs)
+        return result
+
+    def stream(self, agent: Any, inputs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Every ``stream_mode="updates"`` chunk, in order."""
+        inputs = inputs if inputs is not None else hi()
+        if not self.is_async:
+            return list(agent.stream(inputs, stream_mode="updates"))
+
+        async def collect() -> list[dict[str, Any]]:
+            return [chunk async for chunk in agent.astream(inputs, stream_mode="updates")]
+
+        return asyncio.run(collect())
+
+
+def require_langchain(module: str) -> ModuleType:
+    """Import a LangChain module; skip the test file without it (fail if CI requires it)."""
+    if os.environ.get(REQUIRE_LANGCHAIN) != "1":
+        return pytest.importorskip(
+            module, reason="the LangChain interop tests need the `langchain` extra"
+        )
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        problem = exc
+    pytest.fail(
+        f"{REQUIRE_LANGCHAIN}=1 but {module} cannot be imported ({problem}); "
+        "install the extra: pip install -e '.[langchain]'",
+        pytrace=False,
+    )
