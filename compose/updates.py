@@ -60,12 +60,15 @@ def as_update(writes: Writes) -> dict[str, Any] | list[tuple[str, Any]]:
     written more than once keeps the list-of-pairs form, so its reducer sees every value.
     """
     joined: list[tuple[str, Any]] = []
+    messages_at: int | None = None
     for key, value in writes:
-        if key == "messages" and joined and any(k == "messages" for k, _ in joined):
-            index = next(i for i, (k, _) in enumerate(joined) if k == "messages")
-            joined[index] = ("messages", [*_as_list(joined[index][1]), *_as_list(value)])
-        else:
-            joined.append((key, value))
+        if key == "messages" and messages_at is not None:
+            earlier = joined[messages_at][1]
+            joined[messages_at] = ("messages", [*_as_list(earlier), *_as_list(value)])
+            continue
+        if key == "messages":
+            messages_at = len(joined)
+        joined.append((key, value))
     keys = [key for key, _ in joined]
     if len(keys) == len(set(keys)):
         return dict(joined)
