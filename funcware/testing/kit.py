@@ -1,0 +1,261 @@
+"""The hook test kit: run one middleware's hook, without an agent, and look at what it did.
+
+``run_hook(mw, "before_model", state=...)`` gives the update, the jump and the command a
+node hook returned; ``run_hook(mw, "wrap_model_call", responses=[...])`` runs a wrap
+hook around a scripted handler and counts its calls. ``mode="async"`` runs the same
+through the async path (bridged exactly as in an agent), so one test covers both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from funcware.compose.bridge import run_coroutine_sync
+from funcware.compose.nodes import run_node, run_node_async
+from funcware.compose.onion import build_async, build_sync
+from funcware.compose.results import MODEL_CALLS, TOOL_CALLS, as_model_response
+from funcware.compose.schema import reducer_keys
+from funcware.compose.updates import NO_WRITES, as_update, merge_writes
+from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookName, hook_impls
+from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
+
+from .scripted import ScriptedChatModel
+
+__all__ = ["HookResult", "arun_hook", "run_hook"]
+
+Mode = Literal["sync", "async"]
+
+
+@dataclass
+class HookResult:
+    """What one hook call did."""
+
+    hook: HookName
+    returned: Any
+    """The hook's return value as funcware saw it (node hooks) or the final response."""
+    update: dict[str, Any] | None = None
+    """State update without ``jump_to`` (node hooks, or a wrap's merged command)."""
+    jump: str | None = None
+    """The ``jump_to`` target, if the hook jumped."""
+    command: Command[Any] | None = None
+    """A ``Command`` returned by a node hook, or the merged command of a model wrap."""
+    handler_calls: int = 0
+    """How many times a wrap hook called its handler."""
+    requests: list[Any] = field(default_factory=list)
+    """What the handler received, one entry per call (after the hook's changes)."""
+
+
+def _runtime(context: Any, store: Any) -> Runtime[Any]:
+    return Runtime(context=context, store=store)
+
+
+def _split(update: Any) -> tuple[dict[str, Any] | None, str | None]:
+    if not isinstance(update, Mapping):
+        return None, None
+    rest = {k: v for k, v in update.items() if k != "jump_to"}
+    return (rest or None), update.get("jump_to")
+
+
+class _ScriptedHandler:
+    """Replays ``responses`` (or calls ``handler``); counts and records the calls."""
+
+    def __init__(
+        self, hook: HookName, responses: Sequence[Any], handler: Callable[..., Any] | None
+    ):
+        self.hook = hook
+        self.responses = list(responses)
+        self.handler = handler
+        self.requests: list[Any] = []
+
+    def answer(self, request: Any) -> Any:
+        self.requests.append(request)
+        if self.handler is not None:
+            value = self.handler(request)
+        else:
+            index = len(self.requests) - 1
+            if index >= len(self.responses):
+                raise AssertionError(
+                    f"the {self.hook} hook called its handler {index + 1} times, but only "
+                    f"{len(self.responses)} responses were scripted"
+                )
+            value = self.responses[index]
+        if isinstance(value, BaseException):
+            raise value
+        if self.hook == "wrap_model_call":
+            value = AIMessage(content=value) if isinstance(value, str) else value
+            response = as_model_response(value)
+            if response is None:
+                raise TypeError(f"scripted model response {value!r} is not an AIMessage or str")
+            return response
+        if isinstance(value, str):
+            call_id = request.tool_call["id"]
+            return ToolMessage(content=value, tool_call_id=call_id, name=request.tool_call["name"])
+        return value
+
+
+def _default_request(hook: HookName, state: Any, runtime: Runtime[Any], tool_call: Any) -> Any:
+    if hook == "wrap_model_call":
+        messages = list(state.get("messages", [])) or [HumanMessage("hi")]
+        return ModelRequest(
+            model=ScriptedChatModel(responses=[]), messages=messages, state=state, runtime=runtime
+        )
+    call = tool_call or {"name": "tool", "args": {}, "id": "call-1", "type": "tool_call"}
+    return ToolCallRequest(tool_call=call, tool=None, state=state, runtime=runtime)  # type: ignore[arg-type]
+
+
+async def arun_hook(
+    middleware: Any,
+    hook: HookName,
+    *,
+    state: Mapping[str, Any] | None = None,
+    request: Any = None,
+    tool_call: Mapping[str, Any] | None = None,
+    responses: Sequence[Any] = (),
+    handler: Callable[[Any], Any] | None = None,
+    context: Any = None,
+    store: Any = None,
+) -> HookResult:
+    """Async :func:`run_hook` (the hook runs through funcware's async path)."""
+    args = (middleware, hook, state, request, tool_call, responses, handler, context, store)
+    return await _run(*args)
+
+
+def run_hook(
+    middleware: Any,
+    hook: HookName,
+    *,
+    state: Mapping[str, Any] | None = None,
+    request: Any = None,
+    tool_call: Mapping[str, Any] | None = None,
+    responses: Sequence[Any] = (),
+    handler: Callable[[Any], Any] | None = None,
+    context: Any = None,
+    store: Any = None,
+    mode: Mode = "sync",
+) -> HookResult:
+    """Run ``middleware``'s ``hook`` once, as an agent would, and report what it did.
+
+    Node hooks get ``state`` (default: no messages) and a ``Runtime`` with ``context``
+    and ``store``. Wrap hooks get ``request`` (default: one built from ``state``, or from
+    ``tool_call`` for tool wraps) and a handler that replays ``responses`` (``AIMessage``,
+    ``str`` or an exception for model calls; ``ToolMessage``, ``Command``, ``str`` or an
+    exception for tool calls), or calls ``handler``. ``mode="async"`` runs the async path.
+    """
+    args = (middleware, hook, state, request, tool_call, responses, handler, context, store)
+    if mode == "sync":
+        return _run_blocking(*args)
+    return run_coroutine_sync(_run(*args))
+
+
+def _impl(middleware: Any, hook: HookName) -> Any:
+    if hook not in HOOKS:
+        raise ValueError(f"unknown hook {hook!r}; hooks are: {', '.join(HOOKS)}")
+    impls = hook_impls(middleware)
+    if hook not in impls:
+        defined = ", ".join(impls) or "none"
+        raise ValueError(
+            f"middleware {getattr(middleware, 'name', middleware)!r} does not define "
+            f"{hook} (it defines: {defined})"
+        )
+    return impls[hook]
+
+
+def _node_result(hook: HookName, returned: Any) -> HookResult:
+    command = returned if isinstance(returned, Command) else None
+    update, jump = _split(command.update if command is not None else returned)
+    return HookResult(hook, returned, update=update, jump=jump, command=command)
+
+
+def _wrap_result(
+    hook: HookName, outcome: tuple[Any, Any], scripted: _ScriptedHandler, reducers: frozenset[str]
+) -> HookResult:
+    response, writes = outcome
+    command: Command[Any] | None = None
+    update: dict[str, Any] | None = None
+    if writes:
+        merged = as_update(merge_writes(writes, reducers))
+        command = Command(update=merged)
+        update = merged if isinstance(merged, dict) else None
+    return HookResult(
+        hook,
+        response,
+        update=update,
+        command=command,
+        handler_calls=len(scripted.requests),
+        requests=scripted.requests,
+    )
+
+
+def _prepare(
+    middleware: Any,
+    hook: HookName,
+    state: Any,
+    request: Any,
+    tool_call: Any,
+    responses: Sequence[Any],
+    handler: Any,
+    context: Any,
+    store: Any,
+) -> tuple[Any, dict[str, Any], Runtime[Any], Any, _ScriptedHandler]:
+    impl = _impl(middleware, hook)
+    state_dict = dict(state or {"messages": []})
+    runtime = _runtime(context, store)
+    if hook not in NODE_HOOKS and request is None:
+        request = _default_request(hook, state_dict, runtime, tool_call)
+    return impl, state_dict, runtime, request, _ScriptedHandler(hook, responses, handler)
+
+
+def _run_blocking(
+    middleware: Any,
+    hook: HookName,
+    state: Any,
+    request: Any,
+    tool_call: Any,
+    responses: Sequence[Any],
+    handler: Any,
+    context: Any,
+    store: Any,
+) -> HookResult:
+    impl, state_dict, runtime, request, scripted = _prepare(
+        middleware, hook, state, request, tool_call, responses, handler, context, store
+    )
+    if hook in NODE_HOOKS:
+        return _node_result(hook, run_node(impl, state_dict, runtime))
+    kind = MODEL_CALLS if hook == "wrap_model_call" else TOOL_CALLS
+    outcome = build_sync([impl], kind)(request, lambda r: (scripted.answer(r), NO_WRITES))
+    return _wrap_result(hook, outcome, scripted, _reducers(middleware))
+
+
+async def _run(
+    middleware: Any,
+    hook: HookName,
+    state: Any,
+    request: Any,
+    tool_call: Any,
+    responses: Sequence[Any],
+    handler: Any,
+    context: Any,
+    store: Any,
+) -> HookResult:
+    impl, state_dict, runtime, request, scripted = _prepare(
+        middleware, hook, state, request, tool_call, responses, handler, context, store
+    )
+    if hook in NODE_HOOKS:
+        return _node_result(hook, await run_node_async(impl, state_dict, runtime))
+    kind = MODEL_CALLS if hook == "wrap_model_call" else TOOL_CALLS
+
+    async def tail(r: Any) -> Any:
+        return scripted.answer(r), NO_WRITES
+
+    outcome = await build_async([impl], kind)(request, tail)
+    return _wrap_result(hook, outcome, scripted, _reducers(middleware))
+
+
+def _reducers(middleware: Any) -> frozenset[str]:
+    return reducer_keys(getattr(middleware, "state_schema", AgentState))
