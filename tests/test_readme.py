@@ -26,3 +26,11 @@ def test_readme_block_runs(index: int, capsys: pytest.CaptureFixture[str]) -> No
     printed = capsys.readouterr().out
     for expected in re.findall(r"^# (\[.*\])$", BLOCKS[index], re.MULTILINE):
         assert printed.strip() == expected
+
+
+def test_readme_indexes_every_recipe() -> None:
+    from funcware import cookbook
+
+    text = README.read_text(encoding="utf-8")
+    for name in cookbook.RECIPES:
+        assert f"| `{name}` |" in text, name
