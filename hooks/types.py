@@ -183,14 +183,6 @@ class ModelRequest(Generic[ContextT]):
             warnings.simplefilter("ignore", DeprecationWarning)
             return replace(self, **changes)
 
-    def copy_lists(self) -> ModelRequest[ContextT]:
-        """A request whose ``messages``, ``tools`` and ``model_settings`` are fresh copies."""
-        return self.override(
-            messages=list(self.messages),
-            tools=list(self.tools),
-            model_settings=dict(self.model_settings),
-        )
-
 
 @dataclass
 class ModelResponse(Generic[ResponseT]):
