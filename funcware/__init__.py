@@ -5,17 +5,22 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 """
 
+from langgraph.runtime import Runtime
+
 from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain
 from .hooks import (
     AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
+    InputAgentState,
     JumpTo,
     ModelCallResult,
     ModelRequest,
     ModelResponse,
     OmitFromInput,
     OmitFromOutput,
+    OmitFromSchema,
+    OutputAgentState,
     PrivateStateAttr,
     ToolCallRequest,
     ToolRuntime,
@@ -35,13 +40,17 @@ __all__ = [
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
+    "InputAgentState",
     "JumpTo",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
     "OmitFromInput",
     "OmitFromOutput",
+    "OmitFromSchema",
+    "OutputAgentState",
     "PrivateStateAttr",
+    "Runtime",
     "ToolCallRequest",
     "ToolRuntime",
     "after_agent",

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentState",
     "ExtendedModelResponse",
+    "InputAgentState",
     "JumpTo",
     "ModelCallResult",
     "ModelRequest",
@@ -34,6 +35,7 @@ __all__ = [
     "OmitFromInput",
     "OmitFromOutput",
     "OmitFromSchema",
+    "OutputAgentState",
     "PrivateStateAttr",
     "ResponseT",
     "ToolCallRequest",
@@ -72,6 +74,19 @@ class AgentState(TypedDict, Generic[ResponseT]):
     messages: Required[Annotated[list[AnyMessage], add_messages]]
     jump_to: NotRequired[Annotated[JumpTo | None, EphemeralValue, PrivateStateAttr]]
     structured_response: NotRequired[Annotated[ResponseT, OmitFromInput]]
+
+
+class InputAgentState(TypedDict):
+    """What an agent accepts as input at the least: messages (objects or dicts)."""
+
+    messages: Required[Annotated[list[AnyMessage | dict[str, Any]], add_messages]]
+
+
+class OutputAgentState(TypedDict, Generic[ResponseT]):
+    """What an agent returns at the least: messages, and structured output if any."""
+
+    messages: Required[Annotated[list[AnyMessage], add_messages]]
+    structured_response: NotRequired[ResponseT]
 
 
 _REQUEST_FIELDS = (
