@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import funcware
 from support import require_langchain
+
+import funcware
 
 lc_middleware = require_langchain("langchain.agents.middleware")
 
