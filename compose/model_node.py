@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Optional
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest, ModelResponse, ToolCallRequest
 
+from .bridge import runnable_config
 from .onion import Outcome, build_async, build_sync
 from .results import MODEL_CALLS, TOOL_CALLS
 from .updates import NO_WRITES, Writes, merge_writes
@@ -148,13 +150,25 @@ class ModelNode:
         update.extend(merge_writes(writes, self.reducer_keys))
         return Command(update=update)
 
-    def __call__(self, state: Any, runtime: Any) -> dict[str, Any] | Command[Any]:
-        response, writes = self.onion(self.request(state, runtime), self.call_model)
+    def __call__(
+        self,
+        state: Any,
+        runtime: Any,
+        config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    ) -> dict[str, Any] | Command[Any]:
+        with runnable_config(config):
+            response, writes = self.onion(self.request(state, runtime), self.call_model)
         return self._update(response, writes)
 
-    async def acall(self, state: Any, runtime: Any) -> dict[str, Any] | Command[Any]:
-        """Async model node."""
-        response, writes = await self.aonion(self.request(state, runtime), self.acall_model)
+    async def acall(
+        self,
+        state: Any,
+        runtime: Any,
+        config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    ) -> dict[str, Any] | Command[Any]:
+        """Async model node (``config`` made current on Python 3.10)."""
+        with runnable_config(config):
+            response, writes = await self.aonion(self.request(state, runtime), self.acall_model)
         return self._update(response, writes)
 
 
@@ -206,4 +220,5 @@ class ToolWrapper:
         async def tail(req: ToolCallRequest) -> Outcome:
             return self._unimplemented(req) or await execute(req), NO_WRITES
 
-        return (await self.aonion(request, tail))[0]
+        with runnable_config(getattr(request.runtime, "config", None)):
+            return (await self.aonion(request, tail))[0]

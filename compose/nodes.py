@@ -7,14 +7,15 @@ one of the targets the hook declared; anything else is an :class:`InvalidJumpErr
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Optional
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 
-from .bridge import run_coroutine_sync, run_in_thread
+from .bridge import run_coroutine_sync, run_in_thread, runnable_config
 from .failures import note_raised
 
 __all__ = ["InvalidJumpError", "check_node_result", "run_node", "run_node_async"]
@@ -57,14 +58,20 @@ def check_node_result(result: object, impl: HookImpl) -> dict[str, Any] | Comman
     )
 
 
-def run_node(impl: HookImpl, state: Any, runtime: Any) -> dict[str, Any] | Command[Any] | None:
+def run_node(
+    impl: HookImpl,
+    state: Any,
+    runtime: Any,
+    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+) -> dict[str, Any] | Command[Any] | None:
     """Call the hook from sync code (an async-only hook runs on an event loop)."""
     try:
-        if impl.sync is not None:
-            result = impl.sync(state, runtime)
-        else:
-            assert impl.async_ is not None
-            result = run_coroutine_sync(impl.async_(state, runtime))
+        with runnable_config(config):
+            if impl.sync is not None:
+                result = impl.sync(state, runtime)
+            else:
+                assert impl.async_ is not None
+                result = run_coroutine_sync(impl.async_(state, runtime))
     except BaseException as exc:
         note_raised(exc, impl)
         raise
@@ -72,15 +79,22 @@ def run_node(impl: HookImpl, state: Any, runtime: Any) -> dict[str, Any] | Comma
 
 
 async def run_node_async(
-    impl: HookImpl, state: Any, runtime: Any
+    impl: HookImpl,
+    state: Any,
+    runtime: Any,
+    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
 ) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from async code (a sync-only hook runs on a worker thread)."""
+    """Call the hook from async code (a sync-only hook runs on a worker thread).
+
+    ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
+    """
     try:
-        if impl.async_ is not None:
-            result = await impl.async_(state, runtime)
-        else:
-            assert impl.sync is not None
-            result = await run_in_thread(impl.sync, state, runtime)
+        with runnable_config(config):
+            if impl.async_ is not None:
+                result = await impl.async_(state, runtime)
+            else:
+                assert impl.sync is not None
+                result = await run_in_thread(impl.sync, state, runtime)
     except BaseException as exc:
         note_raised(exc, impl)
         raise

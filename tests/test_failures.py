@@ -345,7 +345,7 @@ def test_a_timeout_raised_by_an_outer_layer_is_named_after_it() -> None:
 
     agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[deadline, slow])
 
-    with pytest.raises(TimeoutError) as error:
+    with pytest.raises(asyncio.TimeoutError) as error:  # the builtin only from 3.11
         asyncio.run(agent.ainvoke(hi()))
     assert_noted_once(error.value, "deadline", "wrap_model_call")
 
