@@ -3,6 +3,7 @@
 from .agent import create_agent
 from .chain import ComposedMiddleware, compose
 from .explain import Explanation, explain
+from .keys import UnknownStateKeyError
 from .nodes import InvalidJumpError
 from .plan import BrokenStackError
 
@@ -11,6 +12,7 @@ __all__ = [
     "ComposedMiddleware",
     "Explanation",
     "InvalidJumpError",
+    "UnknownStateKeyError",
     "compose",
     "create_agent",
     "explain",

@@ -36,10 +36,13 @@ __all__ = ["create_agent"]
 RECURSION_LIMIT = 9_999
 
 
-def _hook_node(impl: HookImpl) -> RunnableCallable:
+def _hook_node(impl: HookImpl, known: frozenset[str]) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
     return RunnableCallable(
-        partial(run_node, impl), partial(run_node_async, impl), name=impl.label, trace=False
+        partial(run_node, impl, known=known),
+        partial(run_node_async, impl, known=known),
+        name=impl.label,
+        trace=False,
     )
 
 
@@ -105,7 +108,9 @@ def create_agent(
         known = [t.name for t in plan.tools] + [
             n for _, n in plan.tool_owners if n in plan.schema_tool_names
         ]
-        wrapper = ToolWrapper(hooks["wrap_tool_call"], plan.schema_tool_names, known)
+        wrapper = ToolWrapper(
+            hooks["wrap_tool_call"], plan.schema_tool_names, known, plan.state_keys
+        )
         tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
     executable = frozenset(tool_node.tools_by_name) if tool_node is not None else frozenset()
     default_tools: list[BaseTool | dict[str, Any]] = [
@@ -120,6 +125,7 @@ def create_agent(
         system_message=_system_message(system_prompt),
         wraps=hooks["wrap_model_call"],
         reducer_keys=plan.reducer_keys,
+        state_keys=plan.state_keys,
         agent_name=name,
     )
 
@@ -135,7 +141,7 @@ def create_agent(
         graph.add_node("tools", tool_node)
     for hook in ("before_agent", "before_model", "after_model", "after_agent"):
         for impl in hooks[hook]:
-            graph.add_node(impl.label, _hook_node(impl))
+            graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
 
     _wire(graph, plan, tool_node)
     compiled = graph.compile(

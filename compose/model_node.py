@@ -16,7 +16,7 @@ from funcware.hooks.types import ModelRequest, ModelResponse, ToolCallRequest
 
 from .bridge import runnable_config
 from .onion import Outcome, build_async, build_sync
-from .results import MODEL_CALLS, TOOL_CALLS
+from .results import model_calls, tool_calls
 from .updates import NO_WRITES, Writes, merge_writes
 
 __all__ = ["ModelNode", "ToolWrapper"]
@@ -49,6 +49,7 @@ class ModelNode:
         system_message: SystemMessage | None,
         wraps: Sequence[HookImpl],
         reducer_keys: frozenset[str],
+        state_keys: frozenset[str] | None,
         agent_name: str | None,
     ) -> None:
         self.model = model
@@ -58,8 +59,8 @@ class ModelNode:
         self.system_message = system_message
         self.reducer_keys = reducer_keys
         self.agent_name = agent_name
-        self.onion = build_sync(wraps, MODEL_CALLS)
-        self.aonion = build_async(wraps, MODEL_CALLS)
+        self.onion = build_sync(wraps, model_calls(state_keys))
+        self.aonion = build_async(wraps, model_calls(state_keys))
         self._default_bound: Any = None
 
     def request(self, state: Any, runtime: Any) -> ModelRequest[Any]:
@@ -181,12 +182,16 @@ class ToolWrapper:
     """
 
     def __init__(
-        self, wraps: Sequence[HookImpl], schema_only: frozenset[str], known: Sequence[str]
+        self,
+        wraps: Sequence[HookImpl],
+        schema_only: frozenset[str],
+        tool_names: Sequence[str],
+        state_keys: frozenset[str] | None,
     ) -> None:
         self.schema_only = schema_only
-        self.known = list(known)
-        self.onion = build_sync(wraps, TOOL_CALLS)
-        self.aonion = build_async(wraps, TOOL_CALLS)
+        self.tool_names = list(tool_names)
+        self.onion = build_sync(wraps, tool_calls(state_keys))
+        self.aonion = build_async(wraps, tool_calls(state_keys))
 
     def _unimplemented(self, request: ToolCallRequest) -> ToolMessage | None:
         """An error message for a call that reached the core with no tool to run."""
@@ -201,7 +206,9 @@ class ToolWrapper:
                 "to create_agent(tools=[...])."
             )
         elif self.schema_only:  # ToolNode's own message would not list the schema tools
-            content = f"Error: {name} is not a valid tool, try one of [{', '.join(self.known)}]."
+            content = (
+                f"Error: {name} is not a valid tool, try one of [{', '.join(self.tool_names)}]."
+            )
         else:
             return None
         return ToolMessage(

@@ -17,6 +17,7 @@ from funcware.hooks.types import JUMP_TARGETS
 
 from .bridge import run_coroutine_sync, run_in_thread, runnable_config
 from .failures import note_raised
+from .keys import check_keys, written_keys
 
 __all__ = ["InvalidJumpError", "check_node_result", "run_node", "run_node_async"]
 
@@ -41,16 +42,20 @@ def _check_jump(target: object, impl: HookImpl) -> None:
     raise InvalidJumpError(f"{impl.describe()} returned {problem}. Allowed targets: {allowed}.")
 
 
-def check_node_result(result: object, impl: HookImpl) -> dict[str, Any] | Command[Any] | None:
-    """``result`` if it is a valid node-hook result; a clear error otherwise."""
+def check_node_result(
+    result: object, impl: HookImpl, known: frozenset[str] | None = None
+) -> dict[str, Any] | Command[Any] | None:
+    """``result`` if it is a valid node-hook result (writing only ``known`` keys, if given)."""
     if result is None:
         return None
     if isinstance(result, Command):
         if isinstance(result.update, Mapping):
             _check_jump(result.update.get("jump_to"), impl)
+        check_keys(written_keys(result), known, impl.describe())
         return result
     if isinstance(result, Mapping):
         _check_jump(result.get("jump_to"), impl)
+        check_keys(written_keys(result), known, impl.describe())
         return dict(result)
     raise TypeError(
         f"{impl.describe()} returned a {type(result).__name__}; a {impl.hook} hook must "
@@ -63,8 +68,13 @@ def run_node(
     state: Any,
     runtime: Any,
     config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    *,
+    known: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from sync code (an async-only hook runs on an event loop)."""
+    """Call the hook from sync code (an async-only hook runs on an event loop).
+
+    With ``known``, the result may write only those state keys.
+    """
     try:
         with runnable_config(config):
             if impl.sync is not None:
@@ -75,7 +85,7 @@ def run_node(
     except BaseException as exc:
         note_raised(exc, impl)
         raise
-    return check_node_result(result, impl)
+    return check_node_result(result, impl, known)
 
 
 async def run_node_async(
@@ -83,6 +93,8 @@ async def run_node_async(
     state: Any,
     runtime: Any,
     config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    *,
+    known: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
     """Call the hook from async code (a sync-only hook runs on a worker thread).
 
@@ -98,4 +110,4 @@ async def run_node_async(
     except BaseException as exc:
         note_raised(exc, impl)
         raise
-    return check_node_result(result, impl)
+    return check_node_result(result, impl, known)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_type_hints
 
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
@@ -68,6 +68,11 @@ class AgentPlan:
     tool_owners: list[tuple[str, str]] = field(default_factory=list)
     """``(owner, tool name)`` for every tool: "the agent" or "middleware 'x'"."""
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def state_keys(self) -> frozenset[str]:
+        """Every field of the agent's merged state schema."""
+        return frozenset(get_type_hints(self.state_schema))
 
     @property
     def schema_tool_names(self) -> frozenset[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -10,10 +11,11 @@ from langgraph.types import Command
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse
 
+from .keys import check_keys, written_keys
 from .onion import CallKind, Outcome
 from .updates import NO_WRITES, update_writes
 
-__all__ = ["MODEL_CALLS", "TOOL_CALLS", "as_model_response"]
+__all__ = ["MODEL_CALLS", "TOOL_CALLS", "as_model_response", "model_calls", "tool_calls"]
 
 
 def _returned(value: object) -> str:
@@ -49,7 +51,7 @@ def _command_writes(command: object, impl: HookImpl) -> Any:
     return update_writes(command.update, impl.describe())
 
 
-def _normalize_model(value: object, impl: HookImpl) -> Outcome:
+def _normalize_model(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:
     response = as_model_response(value)
     if response is not None:
         return response, NO_WRITES
@@ -60,14 +62,18 @@ def _normalize_model(value: object, impl: HookImpl) -> Outcome:
                 f"{impl.describe()} returned an ExtendedModelResponse whose model_response "
                 f"is {_returned(value.model_response)}; it must be a ModelResponse."
             )
-        return inner, _command_writes(value.command, impl)
+        writes = _command_writes(value.command, impl)
+        check_keys((key for key, _ in writes), known, impl.describe())
+        return inner, writes
     raise TypeError(
         f"{impl.describe()} returned {_returned(value)}; a wrap_model_call hook must return "
         "a ModelResponse, an AIMessage or an ExtendedModelResponse."
     )
 
 
-def _normalize_tool(value: object, impl: HookImpl) -> Outcome:
+def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:
+    if isinstance(value, Command):
+        check_keys(written_keys(value), known, impl.describe())
     if isinstance(value, (ToolMessage, Command)):
         return value, NO_WRITES
     raise TypeError(
@@ -76,5 +82,15 @@ def _normalize_tool(value: object, impl: HookImpl) -> Outcome:
     )
 
 
-MODEL_CALLS = CallKind("wrap_model_call", _normalize_model)
-TOOL_CALLS = CallKind("wrap_tool_call", _normalize_tool)
+def model_calls(known: frozenset[str] | None = None) -> CallKind:
+    """The model-call onion kind; with ``known``, command writes must be state keys."""
+    return CallKind("wrap_model_call", partial(_normalize_model, known=known))
+
+
+def tool_calls(known: frozenset[str] | None = None) -> CallKind:
+    """The tool-call onion kind; with ``known``, a returned Command must write state keys."""
+    return CallKind("wrap_tool_call", partial(_normalize_tool, known=known))
+
+
+MODEL_CALLS = model_calls()
+TOOL_CALLS = tool_calls()
