@@ -203,7 +203,7 @@ def _wire(
     return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
     graph.add_conditional_edges(
         "tools",
-        _edge(after_tools_route(places, return_direct)),
+        _edge(after_tools_route(places, return_direct, frozenset(tool_node.tools_by_name))),
         sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
     )
     graph.add_conditional_edges(

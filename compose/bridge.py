@@ -25,8 +25,10 @@ __all__ = ["call_soon_in_loop", "run_coroutine_sync", "run_in_thread", "runnable
 T = TypeVar("T")
 
 # Bridged calls may nest (a sync layer whose handler drives async layers that hold a
-# thread for a sync layer again), so the pool is generous: each nesting level holds one.
-_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="funcware-bridge")
+# thread for a sync layer again), and every blocked bridge holds a thread until the
+# code it waits for finishes. A bounded pool can therefore deadlock under load; this one
+# starts a thread whenever none is idle (ThreadPoolExecutor reuses idle ones first).
+_POOL = ThreadPoolExecutor(max_workers=1_000_000, thread_name_prefix="funcware-bridge")
 _LOCAL = threading.local()
 
 
@@ -74,12 +76,22 @@ _SCOPE: contextvars.ContextVar[_CancelScope | None] = contextvars.ContextVar(
 )
 
 
+class _OwnLoop:
+    """A thread's private event loop, closed when the thread ends."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __del__(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.close()
+
+
 def _thread_loop() -> asyncio.AbstractEventLoop:
-    loop: asyncio.AbstractEventLoop | None = getattr(_LOCAL, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _LOCAL.loop = loop
-    return loop
+    own: _OwnLoop | None = getattr(_LOCAL, "own", None)
+    if own is None or own.loop.is_closed():
+        own = _LOCAL.own = _OwnLoop()
+    return own.loop
 
 
 def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:

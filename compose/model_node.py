@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
-from funcware.hooks.types import ModelRequest, ModelResponse, ToolCallRequest
+from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
 
 from .bridge import runnable_config
 from .onion import Outcome, build_async, build_sync
+from .repair import answer_invalid_tool_calls
 from .results import model_calls, tool_calls
 from .updates import NO_WRITES, Writes, merge_writes
 
@@ -63,20 +71,29 @@ class ModelNode:
         self.aonion = build_async(wraps, model_calls(state_keys))
         self._default_bound: Any = None
 
-    def request(self, state: Any, runtime: Any) -> ModelRequest[Any]:
-        """A fresh request: its lists are copies, so editing them changes this call only."""
-        messages: list[AnyMessage] = list(state["messages"])
-        return ModelRequest(
+    def request(
+        self, state: Any, runtime: Any
+    ) -> tuple[ModelRequest[Any], list[AnyMessage] | None]:
+        """A fresh request, and the repaired history if invalid tool calls needed replies.
+
+        The request's lists and its ``state`` are copies, so editing them in place
+        changes this call only, never the agent's state.
+        """
+        history: list[AnyMessage] = list(state["messages"])
+        repaired = answer_invalid_tool_calls(history)
+        messages = list(repaired) if repaired is not None else history
+        request = ModelRequest(
             model=self.model,
             messages=messages,
             system_message=_own_copy(self.system_message),
             tool_choice=None,
             tools=list(self.tools),
             response_format=None,
-            state=state,
+            state=cast("AgentState[Any]", {**state, "messages": list(messages)}),
             runtime=runtime,
             model_settings={},
         )
+        return request, repaired
 
     def _check_tools(self, request: ModelRequest[Any]) -> None:
         if self.has_tool_wraps:
@@ -141,12 +158,17 @@ class ModelNode:
         return self._response(await bound.ainvoke(messages))
 
     def _update(
-        self, response: ModelResponse[Any], writes: Writes
+        self,
+        response: ModelResponse[Any],
+        writes: Writes,
+        repaired: list[AnyMessage] | None,
     ) -> dict[str, Any] | Command[Any]:
         update: list[tuple[str, Any]] = [("messages", list(response.result))]
+        if repaired is not None:  # the history with replies to invalid tool calls
+            update.insert(0, ("messages", [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]))
         if response.structured_response is not None:
             update.append(("structured_response", response.structured_response))
-        if not writes:
+        if not writes and repaired is None:
             return dict(update)
         update.extend(merge_writes(writes, self.reducer_keys))
         return Command(update=update)
@@ -157,9 +179,10 @@ class ModelNode:
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any]:
+        request, repaired = self.request(state, runtime)
         with runnable_config(config):
-            response, writes = self.onion(self.request(state, runtime), self.call_model)
-        return self._update(response, writes)
+            response, writes = self.onion(request, self.call_model)
+        return self._update(response, writes, repaired)
 
     async def acall(
         self,
@@ -168,9 +191,10 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any]:
         """Async model node (``config`` made current on Python 3.10)."""
+        request, repaired = self.request(state, runtime)
         with runnable_config(config):
-            response, writes = await self.aonion(self.request(state, runtime), self.acall_model)
-        return self._update(response, writes)
+            response, writes = await self.aonion(request, self.acall_model)
+        return self._update(response, writes, repaired)
 
 
 class ToolWrapper:

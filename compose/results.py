@@ -72,7 +72,7 @@ def _normalize_model(value: object, impl: HookImpl, known: frozenset[str] | None
 
 
 def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:
-    if isinstance(value, Command):
+    if isinstance(value, Command) and value.graph is None:  # not a parent graph's keys
         check_keys(written_keys(value), known, impl.describe())
     if isinstance(value, (ToolMessage, Command)):
         return value, NO_WRITES

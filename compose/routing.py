@@ -41,12 +41,13 @@ def jump_route(places: Places, default: str) -> Callable[[Mapping[str, Any]], st
     return route
 
 
-def _last_ai(messages: list[Any]) -> tuple[AIMessage | None, set[str]]:
+def _last_ai(messages: list[Any]) -> tuple[AIMessage | None, list[ToolMessage]]:
+    """The last AI message and the tool messages after it."""
     for index in range(len(messages) - 1, -1, -1):
         if isinstance(messages[index], AIMessage):
-            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
-            return messages[index], answered
-    return None, set()
+            replies = [m for m in messages[index + 1 :] if isinstance(m, ToolMessage)]
+            return messages[index], replies
+    return None, []
 
 
 def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
@@ -59,9 +60,10 @@ def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
         jumped = places.resolve(state.get("jump_to"))
         if jumped is not None:
             return jumped
-        ai, answered = _last_ai(state["messages"])
+        ai, replies = _last_ai(state["messages"])
         if ai is None or not ai.tool_calls:
             return places.exit
+        answered = {m.tool_call_id for m in replies}
         pending = [call for call in ai.tool_calls if call["id"] not in answered]
         if pending:
             # ToolNode reads a list as tool calls only when each says it is one.
@@ -72,15 +74,24 @@ def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
 
 
 def after_tools_route(
-    places: Places, return_direct: frozenset[str]
+    places: Places, return_direct: frozenset[str], executable: frozenset[str]
 ) -> Callable[[Mapping[str, Any]], str]:
-    """Edge out of ``tools``: exit if every executed tool is ``return_direct``, else loop."""
+    """Edge out of ``tools``: exit if every tool that ran is ``return_direct``, else loop.
+
+    What ran is read from the tool messages (a wrap may have answered with another
+    tool's result) and counts only tools the tool node executes, not schema-only ones.
+    """
 
     def route(state: Mapping[str, Any]) -> str:
-        ai, _ = _last_ai(state["messages"])
+        ai, replies = _last_ai(state["messages"])
         if ai is None or not return_direct:
             return places.loop_entry
-        names = [call["name"] for call in ai.tool_calls]
+        ran = {m.tool_call_id: m.name for m in replies if m.name in executable}
+        names = [
+            name
+            for call in ai.tool_calls
+            if (name := ran.get(call["id"] or "", call["name"])) in executable
+        ]
         if names and all(name in return_direct for name in names):
             return places.exit
         return places.loop_entry
