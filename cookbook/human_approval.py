@@ -27,7 +27,7 @@ approve read-only tools automatically by leaving them out of ``needs_approval``.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -35,7 +35,6 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
-from typing_extensions import NotRequired, TypedDict
 
 from funcware import AgentMiddleware, AgentState, create_agent
 from funcware.testing import ScriptedChatModel
@@ -49,12 +48,18 @@ class ReviewRequest(TypedDict):
     args: dict[str, Any]
 
 
-class Decision(TypedDict):
-    """The reviewer's answer for one tool call, in the order of the requests."""
-
+class _DecisionType(TypedDict):
     type: Literal["approve", "edit", "reject"]
-    args: NotRequired[dict[str, Any]]
-    message: NotRequired[str]
+
+
+class Decision(_DecisionType, total=False):
+    """The reviewer's answer for one tool call, in the order of the requests.
+
+    ``args`` replaces the call's arguments (edit); ``message`` explains a rejection.
+    """
+
+    args: dict[str, Any]
+    message: str
 
 
 class ApproveToolCalls(AgentMiddleware[AgentState]):

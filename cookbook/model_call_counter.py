@@ -17,15 +17,14 @@ from typing import Annotated, Any
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.runtime import Runtime
-from typing_extensions import NotRequired
 
 from funcware import AgentMiddleware, AgentState, PrivateStateAttr, create_agent
 from funcware.testing import ScriptedChatModel
 
 
-class CallCountState(AgentState):
-    model_calls: NotRequired[int]
-    last_seen: NotRequired[Annotated[int, PrivateStateAttr]]
+class CallCountState(AgentState, total=False):
+    model_calls: int
+    last_seen: Annotated[int, PrivateStateAttr]
 
 
 class ModelCallCounter(AgentMiddleware[CallCountState]):

@@ -26,7 +26,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
 from funcware import (
     AgentState,
@@ -42,8 +41,8 @@ from funcware.testing import ScriptedChatModel
 BANNED = ("guaranteed", "risk-free")
 
 
-class ReviewState(AgentState):
-    verdict: NotRequired[str]
+class ReviewState(AgentState, total=False):
+    verdict: str
 
 
 def _answer_text(response: ModelResponse[Any]) -> str:

@@ -26,14 +26,13 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.runtime import Runtime
-from typing_extensions import NotRequired
 
 from funcware import AgentMiddleware, AgentState, create_agent, hook_config
 from funcware.testing import ScriptedChatModel
 
 
-class ToolCallLimitState(AgentState[Any]):
-    run_tool_calls: NotRequired[int]
+class ToolCallLimitState(AgentState[Any], total=False):
+    run_tool_calls: int
 
 
 class ToolCallLimit(AgentMiddleware[ToolCallLimitState, Any]):

@@ -25,7 +25,6 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool, tool
-from typing_extensions import NotRequired
 
 from funcware import AgentState, ModelRequest, ModelResponse, create_agent, wrap_model_call
 from funcware.testing import ScriptedChatModel
@@ -36,8 +35,8 @@ TOOLSETS: dict[str, frozenset[str]] = {
 }
 
 
-class ToolsetState(AgentState[Any]):
-    toolset: NotRequired[str]
+class ToolsetState(AgentState[Any], total=False):
+    toolset: str
 
 
 def _tool_name(tool: BaseTool | dict[str, Any]) -> str:

@@ -18,12 +18,11 @@ the total carries over from one turn of a thread to the next.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.types import Command
-from typing_extensions import NotRequired, TypedDict
 
 from funcware import (
     AgentMiddleware,
@@ -44,8 +43,8 @@ class Usage(TypedDict):
     model_calls: int
 
 
-class UsageState(AgentState):
-    usage: NotRequired[Usage]
+class UsageState(AgentState, total=False):
+    usage: Usage
 
 
 NO_USAGE = Usage(input_tokens=0, output_tokens=0, total_tokens=0, model_calls=0)

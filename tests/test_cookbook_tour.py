@@ -27,7 +27,7 @@ def test_recipe_is_self_contained_and_documented(name: str) -> None:
     assert "When to use" in doc and "How to adapt" in doc, name
     assert callable(module.demo)
     source = Path(module.__file__ or "").read_text(encoding="utf-8")
-    allowed = ("funcware", "langchain_core", "langgraph", "typing_extensions", "__future__")
+    allowed = ("funcware", "langchain_core", "langgraph", "__future__")
     for line in source.splitlines():
         if line.startswith(("import ", "from ")):
             path = line.split()[1]
