@@ -8,6 +8,7 @@ call) or the ``after_agent`` nodes (reverse) and END. Each node hook is its own 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import pairwise
@@ -15,6 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
+from langchain_core.runnables.config import merge_configs
 from langchain_core.tools import BaseTool
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.graph import END, START, StateGraph
@@ -36,14 +38,24 @@ __all__ = ["create_agent"]
 RECURSION_LIMIT = 9_999
 
 
+# Every hook node has the same signature; computing it once keeps building cheap
+# (langgraph reads each node's signature to decide what to inject).
+def _without_hook(func: Callable[..., Any]) -> inspect.Signature:
+    signature = inspect.signature(func)
+    return signature.replace(parameters=list(signature.parameters.values())[1:])
+
+
+_NODE_SIGNATURE = _without_hook(run_node)
+_ANODE_SIGNATURE = _without_hook(run_node_async)
+
+
 def _hook_node(impl: HookImpl, known: frozenset[str]) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    return RunnableCallable(
-        partial(run_node, impl, known=known),
-        partial(run_node_async, impl, known=known),
-        name=impl.label,
-        trace=False,
-    )
+    node = partial(run_node, impl, known=known)
+    anode = partial(run_node_async, impl, known=known)
+    node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
+    anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
+    return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
 def _edge(route: Callable[..., Any]) -> RunnableCallable:
@@ -153,9 +165,10 @@ def create_agent(
         name=name or "LangGraph",
         cache=cache,
     )
-    agent = compiled.with_config({"recursion_limit": RECURSION_LIMIT})
-    attach_plan(agent, plan)
-    return agent
+    # What with_config() does, minus copying and re-validating the graph just compiled.
+    compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    attach_plan(compiled, plan)
+    return compiled
 
 
 def _wire(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, get_type_hints
 
 from langchain_core.tools import BaseTool
@@ -69,7 +70,7 @@ class AgentPlan:
     """``(owner, tool name)`` for every tool: "the agent" or "middleware 'x'"."""
     problems: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property
     def state_keys(self) -> frozenset[str]:
         """Every field of the agent's merged state schema."""
         return frozenset(get_type_hints(self.state_schema))

@@ -70,3 +70,8 @@ def test_tool_calls_rewritten_without_a_type_still_reach_the_tools() -> None:
         {"messages": [HumanMessage("go")]}
     )
     assert [m.content for m in result["messages"] if m.type == "tool"] == ["rewritten"]
+
+
+def test_the_agent_runs_with_langchains_recursion_limit() -> None:
+    agent = create_agent(ScriptedChatModel(responses=[]))
+    assert agent.config is not None and agent.config["recursion_limit"] == 9_999
