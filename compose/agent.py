@@ -117,11 +117,9 @@ def create_agent(
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
-        known = [t.name for t in plan.tools] + [
-            n for _, n in plan.tool_owners if n in plan.schema_tool_names
-        ]
+        tool_names = [name for _, name in plan.tool_owners]
         wrapper = ToolWrapper(
-            hooks["wrap_tool_call"], plan.schema_tool_names, known, plan.state_keys
+            hooks["wrap_tool_call"], plan.schema_tool_names, tool_names, plan.state_keys
         )
         tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
     executable = frozenset(tool_node.tools_by_name) if tool_node is not None else frozenset()
