@@ -18,11 +18,11 @@ from langgraph.types import Command
 
 from funcware.compose.bridge import run_coroutine_sync
 from funcware.compose.nodes import run_node, run_node_async
-from funcware.compose.onion import build_async, build_sync
+from funcware.compose.onion import CallKind, build_async, build_sync
 from funcware.compose.results import MODEL_CALLS, TOOL_CALLS, as_model_response
 from funcware.compose.schema import reducer_keys
 from funcware.compose.updates import NO_WRITES, as_update, merge_writes
-from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookName, hook_impls
+from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
 
 from .scripted import ScriptedChatModel
@@ -73,6 +73,14 @@ class _ScriptedHandler:
         self.handler = handler
         self.requests: list[Any] = []
 
+    def tail(self, request: Any) -> tuple[Any, Any]:
+        """The innermost handler of a sync onion: the scripted answer, no writes."""
+        return self.answer(request), NO_WRITES
+
+    async def atail(self, request: Any) -> tuple[Any, Any]:
+        """The innermost handler of an async onion."""
+        return self.answer(request), NO_WRITES
+
     def answer(self, request: Any) -> Any:
         self.requests.append(request)
         if self.handler is not None:
@@ -122,8 +130,8 @@ async def arun_hook(
     store: Any = None,
 ) -> HookResult:
     """Async :func:`run_hook` (the hook runs through funcware's async path)."""
-    args = (middleware, hook, state, request, tool_call, responses, handler, context, store)
-    return await _run(*args)
+    call = _HookCall.prepare(middleware, hook, state, request, tool_call, responses, handler)
+    return await call.run_async(_runtime(context, store))
 
 
 def run_hook(
@@ -147,10 +155,11 @@ def run_hook(
     ``str`` or an exception for model calls; ``ToolMessage``, ``Command``, ``str`` or an
     exception for tool calls), or calls ``handler``. ``mode="async"`` runs the async path.
     """
-    args = (middleware, hook, state, request, tool_call, responses, handler, context, store)
+    call = _HookCall.prepare(middleware, hook, state, request, tool_call, responses, handler)
+    runtime = _runtime(context, store)
     if mode == "sync":
-        return _run_blocking(*args)
-    return run_coroutine_sync(_run(*args))
+        return call.run_sync(runtime)
+    return run_coroutine_sync(call.run_async(runtime))
 
 
 def _impl(middleware: Any, hook: HookName) -> Any:
@@ -192,70 +201,56 @@ def _wrap_result(
     )
 
 
-def _prepare(
-    middleware: Any,
-    hook: HookName,
-    state: Any,
-    request: Any,
-    tool_call: Any,
-    responses: Sequence[Any],
-    handler: Any,
-    context: Any,
-    store: Any,
-) -> tuple[Any, dict[str, Any], Runtime[Any], Any, _ScriptedHandler]:
-    impl = _impl(middleware, hook)
-    state_dict = dict(state or {"messages": []})
-    runtime = _runtime(context, store)
-    if hook not in NODE_HOOKS and request is None:
-        request = _default_request(hook, state_dict, runtime, tool_call)
-    return impl, state_dict, runtime, request, _ScriptedHandler(hook, responses, handler)
+@dataclass
+class _HookCall:
+    """One hook, what it will be given, and the scripted handler it will call."""
 
+    middleware: Any
+    hook: HookName
+    impl: HookImpl
+    state: dict[str, Any]
+    request: Any
+    tool_call: Any
+    scripted: _ScriptedHandler
 
-def _run_blocking(
-    middleware: Any,
-    hook: HookName,
-    state: Any,
-    request: Any,
-    tool_call: Any,
-    responses: Sequence[Any],
-    handler: Any,
-    context: Any,
-    store: Any,
-) -> HookResult:
-    impl, state_dict, runtime, request, scripted = _prepare(
-        middleware, hook, state, request, tool_call, responses, handler, context, store
-    )
-    if hook in NODE_HOOKS:
-        return _node_result(hook, run_node(impl, state_dict, runtime))
-    kind = MODEL_CALLS if hook == "wrap_model_call" else TOOL_CALLS
-    outcome = build_sync([impl], kind)(request, lambda r: (scripted.answer(r), NO_WRITES))
-    return _wrap_result(hook, outcome, scripted, _reducers(middleware))
+    @classmethod
+    def prepare(
+        cls,
+        middleware: Any,
+        hook: HookName,
+        state: Mapping[str, Any] | None,
+        request: Any,
+        tool_call: Any,
+        responses: Sequence[Any],
+        handler: Callable[[Any], Any] | None,
+    ) -> _HookCall:
+        impl = _impl(middleware, hook)
+        scripted = _ScriptedHandler(hook, responses, handler)
+        state_dict = dict(state or {"messages": []})
+        return cls(middleware, hook, impl, state_dict, request, tool_call, scripted)
 
+    def _request(self, runtime: Runtime[Any]) -> Any:
+        if self.request is not None:
+            return self.request
+        return _default_request(self.hook, self.state, runtime, self.tool_call)
 
-async def _run(
-    middleware: Any,
-    hook: HookName,
-    state: Any,
-    request: Any,
-    tool_call: Any,
-    responses: Sequence[Any],
-    handler: Any,
-    context: Any,
-    store: Any,
-) -> HookResult:
-    impl, state_dict, runtime, request, scripted = _prepare(
-        middleware, hook, state, request, tool_call, responses, handler, context, store
-    )
-    if hook in NODE_HOOKS:
-        return _node_result(hook, await run_node_async(impl, state_dict, runtime))
-    kind = MODEL_CALLS if hook == "wrap_model_call" else TOOL_CALLS
+    def _kind(self) -> CallKind:
+        return MODEL_CALLS if self.hook == "wrap_model_call" else TOOL_CALLS
 
-    async def tail(r: Any) -> Any:
-        return scripted.answer(r), NO_WRITES
+    def _result(self, outcome: tuple[Any, Any]) -> HookResult:
+        reducers = reducer_keys(getattr(self.middleware, "state_schema", AgentState))
+        return _wrap_result(self.hook, outcome, self.scripted, reducers)
 
-    outcome = await build_async([impl], kind)(request, tail)
-    return _wrap_result(hook, outcome, scripted, _reducers(middleware))
+    def run_sync(self, runtime: Runtime[Any]) -> HookResult:
+        """Run through the sync path."""
+        if self.hook in NODE_HOOKS:
+            return _node_result(self.hook, run_node(self.impl, self.state, runtime))
+        onion = build_sync([self.impl], self._kind())
+        return self._result(onion(self._request(runtime), self.scripted.tail))
 
-
-def _reducers(middleware: Any) -> frozenset[str]:
-    return reducer_keys(getattr(middleware, "state_schema", AgentState))
+    async def run_async(self, runtime: Runtime[Any]) -> HookResult:
+        """Run through the async path."""
+        if self.hook in NODE_HOOKS:
+            return _node_result(self.hook, await run_node_async(self.impl, self.state, runtime))
+        onion = build_async([self.impl], self._kind())
+        return self._result(await onion(self._request(runtime), self.scripted.atail))
