@@ -71,6 +71,17 @@ class Parent(TypedDict):
     active_agent: str
 
 
+def _run_in_parent(inner: Any, other_reply: str) -> Any:
+    """Run ``inner`` as node "first" of a parent graph whose node "other" answers."""
+    graph = StateGraph(Parent)
+    graph.add_node("first", inner)
+    graph.add_node("other", lambda state: {"messages": [AIMessage(other_reply)]})
+    graph.add_edge(START, "first")
+    graph.add_edge("first", END)
+    graph.add_edge("other", END)
+    return graph.compile().invoke({"messages": [HumanMessage("hi")], "active_agent": "first"})
+
+
 @tool
 def handoff(tool_call_id: Annotated[str, InjectedToolCallId]) -> Command[Any]:
     """Hand the conversation to the other agent."""
@@ -94,13 +105,7 @@ def test_a_handoff_command_to_the_parent_graph_is_not_checked_against_this_agent
 
     model = ScriptedChatModel(responses=[calls_tool(call("handoff", {}, "h1")), "unused"])
     inner = create_agent(model, [handoff], middleware=[log] if with_wrap else [noop])
-    graph = StateGraph(Parent)
-    graph.add_node("first", inner)
-    graph.add_node("other", lambda state: {"messages": [AIMessage("other agent here")]})
-    graph.add_edge(START, "first")
-    graph.add_edge("first", END)
-    graph.add_edge("other", END)
-    result = graph.compile().invoke({"messages": [HumanMessage("hi")], "active_agent": "first"})
+    result = _run_in_parent(inner, "other agent here")
     assert result["active_agent"] == "other"
     assert result["messages"][-1].content == "other agent here"
 
@@ -175,12 +180,6 @@ def test_a_node_hook_may_hand_off_to_the_parent_graph() -> None:
         return Command(graph=Command.PARENT, goto="other", update={"active_agent": "human"})
 
     inner = create_agent(ScriptedChatModel(responses=["unsure"]), middleware=[escalate])
-    graph = StateGraph(Parent)
-    graph.add_node("first", inner)
-    graph.add_node("other", lambda state: {"messages": [AIMessage("a human took over")]})
-    graph.add_edge(START, "first")
-    graph.add_edge("first", END)
-    graph.add_edge("other", END)
-    result = graph.compile().invoke({"messages": [HumanMessage("hi")], "active_agent": "first"})
+    result = _run_in_parent(inner, "a human took over")
     assert result["active_agent"] == "human"
     assert result["messages"][-1].content == "a human took over"
