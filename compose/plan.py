@@ -36,13 +36,19 @@ class BrokenStackError(ValueError):
     """The middleware stack cannot form an agent; the message lists every problem."""
 
 
-def _as_tool(item: object) -> BaseTool | dict[str, Any]:
+def _as_tool(item: object, owner: object = None) -> BaseTool | dict[str, Any]:
+    """``item`` as a tool; ``owner`` is the middleware that brought it, if any."""
     if isinstance(item, (BaseTool, dict)):
         return item
     if callable(item):
         return make_tool(item)
+    source = (
+        "create_agent(tools=...)"
+        if owner is None
+        else f"the tools of middleware {getattr(owner, 'name', owner)!r} ({origin(owner)})"
+    )
     raise TypeError(
-        f"create_agent(tools=...) got {item!r} ({type(item).__name__}); a tool is a BaseTool, "
+        f"{source} got {item!r} ({type(item).__name__}); a tool is a BaseTool, "
         "a function, or a dict JSON schema."
     )
 
@@ -105,7 +111,10 @@ class AgentPlan:
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
         owned_tools = [("the agent", _as_tool(t)) for t in tools or ()]
         owned_tools += [
-            (f"middleware {m.name!r}", _as_tool(t))
+            (
+                f"middleware {m.name!r}",
+                _as_tool(t, m),
+            )
             for m in members
             for t in getattr(m, "tools", ())
         ]

@@ -198,3 +198,11 @@ def test_class_middleware_in_explain() -> None:
             return None
 
     assert _line(str(explain([goodbye, Audit()])), "after_agent").endswith("Audit -> goodbye")
+
+
+def test_a_bad_tool_names_where_it_came_from() -> None:
+    bringer = before_model(lambda state: None, name="bringer", tools=[42])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"the tools of middleware 'bringer' .* got 42 \(int\)"):
+        create_agent(ScriptedChatModel(responses=[]), middleware=[bringer])
+    with pytest.raises(TypeError, match=r"create_agent\(tools=\.\.\.\) got 'x' \(str\)"):
+        create_agent(ScriptedChatModel(responses=[]), ["x"])  # type: ignore[list-item]
