@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from conftest import Driver, contents, tool_calls
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from support import hi
 
 from funcware import (
     AgentMiddleware,
@@ -55,10 +56,6 @@ def lookup(key: str) -> str:
 def broken(key: str) -> str:
     """A tool that fails."""
     raise KeyError(key)
-
-
-def hi() -> dict[str, Any]:
-    return {"messages": [HumanMessage("hi")]}
 
 
 def one_tool_call() -> list[Any]:

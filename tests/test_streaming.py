@@ -12,6 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
+from support import hi
 
 from funcware import (
     AgentMiddleware,
@@ -33,10 +34,6 @@ from funcware.testing import ScriptedChatModel
 def lookup(key: str) -> str:
     """Look a key up."""
     return f"value of {key}"
-
-
-def hi() -> dict[str, Any]:
-    return {"messages": [HumanMessage("hi")]}
 
 
 def script() -> list[Any]:
