@@ -64,6 +64,7 @@ class ModelNode:
         self.tools = tuple(tools)
         self.executable = executable
         self.has_tool_wraps = has_tool_wraps
+        self.wraps = tuple(wraps)
         self.system_message = system_message
         self.reducer_keys = reducer_keys
         self.agent_name = agent_name
@@ -104,9 +105,11 @@ class ModelNode:
             if isinstance(t, BaseTool) and t.name not in self.executable
         ]
         if unknown:
+            layers = "; ".join(impl.describe() for impl in self.wraps) or "none"
             raise ValueError(
-                f"A wrap_model_call put tools {unknown} on the model request, but the agent "
-                f"cannot execute them (it knows {sorted(self.executable)}). Either register "
+                f"A wrap_model_call put tools {unknown} on the model request (the model "
+                f"wraps of this agent: {layers}), but the agent cannot execute them (it "
+                f"knows {sorted(self.executable)}). Either register "
                 "them when creating the agent (create_agent(tools=[...]) or a middleware's "
                 "`tools` attribute), or handle their calls in a wrap_tool_call middleware."
             )

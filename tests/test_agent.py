@@ -802,6 +802,8 @@ def test_wrap_model_call_adding_an_unknown_base_tool_is_a_value_error(run: Runne
     assert "`tools` attribute" in message
     assert "wrap_tool_call" in message  # fix 2: serve it from a tool wrap
     assert "['add']" in message  # what the agent does know
+    assert "middleware 'sneak', hook wrap_model_call" in message  # who may have added it
+    assert "test_agent.py" in message
     assert model.calls == []
 
 
