@@ -26,6 +26,7 @@ from langgraph.types import Checkpointer
 
 from funcware.hooks.middleware import AgentMiddleware, HookImpl
 
+from .always import with_always_run
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
@@ -165,6 +166,7 @@ def create_agent(
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
     compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
     return compiled
 

@@ -18,6 +18,7 @@ from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
+from .policies import OnError, apply_policies, hook_options
 from .types import (
     JUMP_TARGETS,
     AgentState,
@@ -76,6 +77,9 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
+
+    on_error: OnError = "raise"
+    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
 
     @property
     def name(self) -> str:
@@ -201,6 +205,12 @@ class HookImpl:
     sync: Callable[..., Any] | None
     async_: Callable[..., Any] | None
     can_jump_to: tuple[JumpTo, ...] = ()
+    timeout: float | None = None
+    """Deadline in seconds (``timeout=``); ``None``: none."""
+    on_error: OnError = "raise"
+    """The middleware's failure policy."""
+    always: bool = False
+    """An ``after_agent`` hook that also runs when the run fails (``always=True``)."""
 
     @property
     def label(self) -> str:
@@ -278,5 +288,6 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
-        found[hook] = HookImpl(middleware, hook, _direct(sync), _direct(async_), jumps)
+        impl = HookImpl(middleware, hook, _direct(sync), _direct(async_), jumps)
+        found[hook] = apply_policies(hook_options(impl, sync, async_, foreign))
     return found
