@@ -11,9 +11,10 @@ import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 from langchain_core.messages import ToolMessage
+from langgraph.stream import StreamTransformer
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
@@ -42,6 +43,7 @@ __all__ = [
     "AgentMiddleware",
     "HookImpl",
     "HookName",
+    "TransformerFactory",
     "hook_impls",
     "origin",
     "where",
@@ -61,6 +63,9 @@ NODE_HOOKS: tuple[HookName, ...] = ("before_agent", "before_model", "after_model
 WRAP_HOOKS: tuple[HookName, ...] = ("wrap_model_call", "wrap_tool_call")
 HOOKS: tuple[HookName, ...] = NODE_HOOKS + WRAP_HOOKS
 
+TransformerFactory: TypeAlias = Callable[[tuple[str, ...]], StreamTransformer]
+"""Builds a fresh stream transformer for a namespace scope (a transformer class fits)."""
+
 
 class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     """Base class for agent middleware: override any of the hooks below.
@@ -76,6 +81,14 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
+
+    transformers: Sequence[TransformerFactory] = ()
+    """Stream transformer factories this middleware registers on the agent's graph.
+
+    Each is called as ``factory(scope)`` for every ``stream_events(..., version="v3")`` run
+    (and every subgraph scope), so each run gets fresh instances. The agent registers them
+    after its tool-call and sub-agent projections and before ``create_agent(transformers=...)``.
+    """
 
     @property
     def name(self) -> str:
