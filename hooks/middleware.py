@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
@@ -18,6 +19,7 @@ from langgraph.stream import StreamTransformer
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
+from .injection import PLAIN, Injection, injection_for
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
 from .types import (
     JUMP_TARGETS,
@@ -192,11 +194,23 @@ def where(func: object) -> str:
     if code is not None:
         return f"{code.co_filename}:{code.co_firstlineno}"
     if inspect.isclass(target):
-        try:
-            return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
-        except (OSError, TypeError):
-            return f"{target.__module__}.{target.__qualname__}"
+        return _class_where(target)
     return "<unknown>"
+
+
+_CLASS_WHERE: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+
+
+def _class_where(cls: type) -> str:
+    """A class's ``file:line`` (reads its module's source: once per class, for errors only)."""
+    found = _CLASS_WHERE.get(cls)
+    if found is None:
+        try:
+            found = f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}"
+        except (OSError, TypeError):
+            found = f"{cls.__module__}.{cls.__qualname__}"
+        _CLASS_WHERE[cls] = found
+    return found
 
 
 def origin(middleware: object) -> str:
@@ -214,6 +228,10 @@ class HookImpl:
     sync: Callable[..., Any] | None
     async_: Callable[..., Any] | None
     can_jump_to: tuple[JumpTo, ...] = ()
+    sync_call: Injection = PLAIN
+    """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
+    async_call: Injection = PLAIN
+    """The same for ``async_``."""
 
     @property
     def label(self) -> str:
@@ -291,5 +309,17 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
-        found[hook] = HookImpl(middleware, hook, _direct(sync), _direct(async_), jumps)
+        sync, async_ = _direct(sync), _direct(async_)
+        if hook in NODE_HOOKS:
+            found[hook] = HookImpl(
+                middleware,
+                hook,
+                sync,
+                async_,
+                jumps,
+                PLAIN if sync is None else injection_for(sync),
+                PLAIN if async_ is None else injection_for(async_),
+            )
+        else:
+            found[hook] = HookImpl(middleware, hook, sync, async_, jumps)
     return found
