@@ -24,7 +24,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import AgentMiddleware, HookImpl
+from funcware.hooks.middleware import AgentMiddleware, HookImpl, TransformerFactory
 
 from .always import with_always_run
 from .explain import attach_plan
@@ -33,6 +33,7 @@ from .nodes import run_node, run_node_async
 from .plan import AgentPlan
 from .routing import Places, after_model_route, after_tools_route, jump_route
 from .schema import input_output_schemas
+from .streaming import agent_metadata, agent_transformers
 
 __all__ = ["create_agent"]
 
@@ -104,6 +105,7 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    transformers: Sequence[TransformerFactory] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -163,9 +165,12 @@ def create_agent(
         debug=debug,
         name=name or "LangGraph",
         cache=cache,
+        transformers=agent_transformers(plan.middleware, transformers),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
-    compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    compiled.config = merge_configs(
+        compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
+    )
     compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
     return compiled

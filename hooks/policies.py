@@ -179,19 +179,19 @@ RUN_RECORD: contextvars.ContextVar[RunRecord | None] = contextvars.ContextVar(
 def _marked(func: Callable[..., Any], label: str, is_async: bool) -> Callable[..., Any]:
     if is_async:
 
-        async def amark(*args: Any) -> Any:
+        async def amark(*args: Any, **kwargs: Any) -> Any:
             record = RUN_RECORD.get()
             if record is not None:
                 record.started.add(label)
-            return await func(*args)
+            return await func(*args, **kwargs)
 
         return amark
 
-    def mark(*args: Any) -> Any:
+    def mark(*args: Any, **kwargs: Any) -> Any:
         record = RUN_RECORD.get()
         if record is not None:
             record.started.add(label)
-        return func(*args)
+        return func(*args, **kwargs)
 
     return mark
 
@@ -208,14 +208,14 @@ class _Outcome:
 
 
 def _sync_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) -> Callable[..., Any]:
-    def call(*args: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
         outcome = _Outcome()
         finished = threading.Event()
         context = contextvars.copy_context()
 
         def target() -> None:
             try:
-                outcome.value = context.run(func, *args)
+                outcome.value = context.run(func, *args, **kwargs)
             except BaseException as exc:  # handed to the caller below
                 outcome.error = exc
             finally:
@@ -239,11 +239,11 @@ def _async_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) ->
 
     if sys.version_info >= (3, 11):
 
-        async def call(*args: Any) -> Any:
+        async def call(*args: Any, **kwargs: Any) -> Any:
             scope = asyncio.timeout(seconds)
             try:
                 async with scope:
-                    return await func(*args)
+                    return await func(*args, **kwargs)
             except TimeoutError:
                 if scope.expired():
                     raise expired() from None
@@ -251,9 +251,9 @@ def _async_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) ->
 
         return call
 
-    async def call_310(*args: Any) -> Any:
+    async def call_310(*args: Any, **kwargs: Any) -> Any:
         try:
-            return await asyncio.wait_for(func(*args), seconds)
+            return await asyncio.wait_for(func(*args, **kwargs), seconds)
         except asyncio.TimeoutError:
             raise expired() from None
 
@@ -285,9 +285,9 @@ def _swallowable(exc: BaseException) -> bool:
 def _node_continue(func: Callable[..., Any], impl: HookImpl, is_async: bool) -> Callable[..., Any]:
     if is_async:
 
-        async def acall(*args: Any) -> Any:
+        async def acall(*args: Any, **kwargs: Any) -> Any:
             try:
-                return await func(*args)
+                return await func(*args, **kwargs)
             except Exception as exc:
                 if not _swallowable(exc):
                     raise
@@ -296,9 +296,9 @@ def _node_continue(func: Callable[..., Any], impl: HookImpl, is_async: bool) -> 
 
         return acall
 
-    def call(*args: Any) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args)
+            return func(*args, **kwargs)
         except Exception as exc:
             if not _swallowable(exc):
                 raise

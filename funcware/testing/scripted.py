@@ -14,7 +14,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel"]
 
@@ -49,11 +49,18 @@ class ScriptedChatModel(BaseChatModel):
 
     A response may be an ``AIMessage`` (with ``tool_calls``), a ``str`` (an ``AIMessage``
     with that content) or an exception instance (raised, to test retries and fallbacks).
-    Calling it once more than scripted raises :class:`ScriptExhaustedError`.
+    Calling it once more than scripted raises :class:`ScriptExhaustedError`, unless
+    ``respond`` is given: then every call past the script is answered by
+    ``respond(messages)`` (the messages the model received, system message first), which
+    returns an ``AIMessage`` or a ``str`` — for long-lived processes such as a server,
+    where calls from many conversations interleave and no fixed order can be scripted.
     """
 
-    responses: list[Any]
+    responses: list[Any] = Field(default_factory=list)
     """The script: ``AIMessage``, ``str`` or exception instances, in call order."""
+
+    respond: Callable[[list[BaseMessage]], AIMessage | str] | None = None
+    """Answers each call once ``responses`` is used up; ``None``: such a call raises."""
 
     _calls: list[RecordedCall] = PrivateAttr(default_factory=list)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
@@ -94,12 +101,22 @@ class ScriptedChatModel(BaseChatModel):
                     settings=kwargs,
                 )
             )
-        if index >= len(self.responses):
+        if index >= len(self.responses) and self.respond is not None:
+            answer: Any = self.respond(messages)
+            if not isinstance(answer, (AIMessage, str)):
+                raise TypeError(
+                    f"ScriptedChatModel's respond() returned a {type(answer).__name__} for "
+                    f"call #{index}; return an AIMessage or a str (raise to simulate an error)."
+                )
+            scripted: Any = answer
+        elif index >= len(self.responses):
             raise ScriptExhaustedError(
                 f"ScriptedChatModel was called {index + 1} times but scripted with "
-                f"{len(self.responses)} responses; add more to responses=[...]."
+                f"{len(self.responses)} responses; add more to responses=[...] "
+                "or answer the rest with respond=."
             )
-        scripted = self.responses[index]
+        else:
+            scripted = self.responses[index]
         if isinstance(scripted, BaseException):
             raise scripted
         if isinstance(scripted, str):
