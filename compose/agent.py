@@ -24,7 +24,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import AgentMiddleware, HookImpl
+from funcware.hooks.middleware import AgentMiddleware, HookImpl, TransformerFactory
 
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
@@ -38,6 +38,7 @@ from .routing import (
     structured_retry_route,
 )
 from .schema import input_output_schemas
+from .streaming import agent_metadata, agent_transformers
 from .structured import StructuredOutput
 
 __all__ = ["create_agent"]
@@ -111,6 +112,7 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    transformers: Sequence[TransformerFactory] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -178,9 +180,12 @@ def create_agent(
         debug=debug,
         name=name or "LangGraph",
         cache=cache,
+        transformers=agent_transformers(plan.middleware, transformers),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
-    compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    compiled.config = merge_configs(
+        compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
+    )
     attach_plan(compiled, plan)
     return compiled
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
+from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
@@ -150,31 +151,43 @@ def _add_jumps_to_generated(
         setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
 
 
+def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
+    try:
+        inspect.signature(func).bind(
+            *range(call.positional), **{name: None for name, _, _ in call.extras}
+        )
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
 def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
-    if _binds(func, 2):
-        takes_runtime = True
-    elif _binds(func, 1):
-        takes_runtime = False
-    else:
+    call = injection_for(func)
+    if not _binds_call(func, call):
         raise TypeError(
             f"@{hook} cannot use {_label(func)}: a {hook} hook is called as f(state) or "
-            f"f(state, runtime), but its signature is {_signature_text(func)}. "
+            f"f(state, runtime) (and gets langgraph's config, writer, store, ... by name), "
+            f"but its signature is {_signature_text(func)}. "
             f"Define it as `def {getattr(func, '__name__', 'hook')}(state, runtime): ...`."
         )
+    takes_runtime = call.positional == 2
     if inspect.iscoroutinefunction(func):
 
-        async def async_node(self: Any, state: Any, runtime: Any) -> Any:
-            return await (func(state, runtime) if takes_runtime else func(state))
+        async def async_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            if takes_runtime:
+                return await func(state, runtime, **injected)
+            return await func(state, **injected)
 
         adapter: Callable[..., Any] = async_node
     else:
 
-        def sync_node(self: Any, state: Any, runtime: Any) -> Any:
-            return func(state, runtime) if takes_runtime else func(state)
+        def sync_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            return func(state, runtime, **injected) if takes_runtime else func(state, **injected)
 
         adapter = sync_node
-    if takes_runtime:
-        setattr(adapter, DIRECT_ATTR, func)
+    setattr(adapter, DIRECT_ATTR, func)  # agents call func itself, with what it declares
     return adapter
 
 
