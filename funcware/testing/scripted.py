@@ -15,7 +15,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import BaseModel, PrivateAttr, TypeAdapter
+from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel", "StructuredAnswer"]
 
@@ -85,6 +85,26 @@ class StructuredAnswer:
         return AIMessage(content="", tool_calls=[tool_call])
 
 
+def _as_message(scripted: Any, index: int, call: RecordedCall) -> AIMessage:
+    """Scripted response #``index`` as the AI message answering ``call``."""
+    if not isinstance(scripted, StructuredAnswer) and (
+        (isinstance(scripted, BaseModel) and not isinstance(scripted, BaseMessage))
+        or (is_dataclass(scripted) and not isinstance(scripted, type))
+    ):
+        scripted = StructuredAnswer(scripted)
+    if isinstance(scripted, StructuredAnswer):
+        return scripted.message(index, call)
+    if isinstance(scripted, str):
+        return AIMessage(content=scripted)
+    if isinstance(scripted, AIMessage):
+        return scripted.model_copy(deep=True)
+    raise TypeError(
+        f"ScriptedChatModel response #{index} is a {type(scripted).__name__}; "
+        "script AIMessage, str, StructuredAnswer (or pydantic/dataclass instances) "
+        "or exception instances."
+    )
+
+
 class ScriptedChatModel(BaseChatModel):
     """Replays ``responses`` in order, one per call, and records every request.
 
@@ -93,11 +113,18 @@ class ScriptedChatModel(BaseChatModel):
     a structured answer: a :class:`StructuredAnswer`, or a pydantic model / dataclass
     instance (its structured-output tool called, or its JSON sent when the call bound a
     provider-native ``response_format``).
-    Calling it once more than scripted raises :class:`ScriptExhaustedError`.
+    Calling it once more than scripted raises :class:`ScriptExhaustedError`, unless
+    ``respond`` is given: then every call past the script is answered by
+    ``respond(messages)`` (the messages the model received, system message first), which
+    returns an ``AIMessage`` or a ``str`` — for long-lived processes such as a server,
+    where calls from many conversations interleave and no fixed order can be scripted.
     """
 
-    responses: list[Any]
+    responses: list[Any] = Field(default_factory=list)
     """The script: ``AIMessage``, ``str``, structured answers or exceptions, in call order."""
+
+    respond: Callable[[list[BaseMessage]], AIMessage | str] | None = None
+    """Answers each call once ``responses`` is used up; ``None``: such a call raises."""
 
     _calls: list[RecordedCall] = PrivateAttr(default_factory=list)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
@@ -137,31 +164,25 @@ class ScriptedChatModel(BaseChatModel):
         with self._lock:
             index = len(self._calls)
             self._calls.append(recorded)
-        if index >= len(self.responses):
+        if index >= len(self.responses) and self.respond is not None:
+            answer: Any = self.respond(messages)
+            if not isinstance(answer, (AIMessage, str)):
+                raise TypeError(
+                    f"ScriptedChatModel's respond() returned a {type(answer).__name__} for "
+                    f"call #{index}; return an AIMessage or a str (raise to simulate an error)."
+                )
+            scripted: Any = answer
+        elif index >= len(self.responses):
             raise ScriptExhaustedError(
                 f"ScriptedChatModel was called {index + 1} times but scripted with "
-                f"{len(self.responses)} responses; add more to responses=[...]."
+                f"{len(self.responses)} responses; add more to responses=[...] "
+                "or answer the rest with respond=."
             )
-        scripted = self.responses[index]
+        else:
+            scripted = self.responses[index]
         if isinstance(scripted, BaseException):
             raise scripted
-        if not isinstance(scripted, StructuredAnswer) and (
-            (isinstance(scripted, BaseModel) and not isinstance(scripted, BaseMessage))
-            or (is_dataclass(scripted) and not isinstance(scripted, type))
-        ):
-            scripted = StructuredAnswer(scripted)
-        if isinstance(scripted, StructuredAnswer):
-            message = scripted.message(index, recorded)
-        elif isinstance(scripted, str):
-            message = AIMessage(content=scripted)
-        elif isinstance(scripted, AIMessage):
-            message = scripted.model_copy(deep=True)
-        else:
-            raise TypeError(
-                f"ScriptedChatModel response #{index} is a {type(scripted).__name__}; "
-                "script AIMessage, str, StructuredAnswer (or pydantic/dataclass instances) "
-                "or exception instances."
-            )
+        message = _as_message(scripted, index, recorded)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _generate(
