@@ -32,6 +32,7 @@ from .nodes import run_node, run_node_async
 from .plan import AgentPlan
 from .routing import Places, after_model_route, after_tools_route, jump_route
 from .schema import input_output_schemas
+from .stream_guard import StreamGuard, with_held_field
 
 __all__ = ["create_agent"]
 
@@ -49,12 +50,16 @@ _NODE_SIGNATURE = _without_hook(run_node)
 _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
-def _hook_node(impl: HookImpl, known: frozenset[str]) -> RunnableCallable:
+def _hook_node(
+    impl: HookImpl, known: frozenset[str], guard: StreamGuard | None = None
+) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    node = partial(run_node, impl, known=known)
-    anode = partial(run_node_async, impl, known=known)
+    node: Callable[..., Any] = partial(run_node, impl, known=known)
+    anode: Callable[..., Any] = partial(run_node_async, impl, known=known)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
+    if guard is not None and impl.label in guard.section:
+        node, anode = guard.after_node(impl.label, node), guard.aafter_node(impl.label, anode)
     return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
@@ -114,6 +119,7 @@ def create_agent(
     chat_model = _check_model(model)
     plan = AgentPlan.build(middleware, tools, state_schema)
     hooks = plan.hooks
+    guard = StreamGuard.build(plan.middleware, hooks)
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
@@ -137,11 +143,13 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        guard=guard,
     )
 
-    input_schema, output_schema = input_output_schemas(plan.state_schema)
+    schema = with_held_field(plan.state_schema) if guard and guard.section else plan.state_schema
+    input_schema, output_schema = input_output_schemas(schema)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(
-        plan.state_schema,
+        schema,
         context_schema=context_schema,
         input_schema=input_schema,
         output_schema=output_schema,
@@ -151,7 +159,7 @@ def create_agent(
         graph.add_node("tools", tool_node)
     for hook in ("before_agent", "before_model", "after_model", "after_agent"):
         for impl in hooks[hook]:
-            graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
+            graph.add_node(impl.label, _hook_node(impl, plan.state_keys, guard))
 
     _wire(graph, plan, tool_node)
     compiled = graph.compile(

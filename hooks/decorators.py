@@ -17,6 +17,7 @@ from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .streaming import StreamPolicy, check_stream_policy
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
 if TYPE_CHECKING:
@@ -243,6 +244,29 @@ def _check_schema(state_schema: object, func: Callable[..., Any], decorator: str
         )
 
 
+_GUARD_HOOKS = ("after_model", "wrap_model_call")
+
+
+def _stream_options(
+    func: Callable[..., Any], hook: HookName, decorator: str, stream: object, internal: object
+) -> dict[str, Any]:
+    """The class attributes for ``stream=`` and ``stream_internal_calls=``, if not defaults."""
+    owner = f"@{decorator} for {_label(func)}"
+    options: dict[str, Any] = {}
+    if stream != "pass":
+        if hook not in _GUARD_HOOKS:
+            raise TypeError(
+                f"{owner} got stream={stream!r}, but stream= governs what a guard lets through "
+                "to the stream and applies to after_model and wrap_model_call hooks only."
+            )
+        options["stream"] = check_stream_policy(stream, owner)
+    if internal is not False:
+        if internal is not True:
+            raise TypeError(f"{owner} got stream_internal_calls={internal!r}; use True or False.")
+        options["stream_internal_calls"] = True
+    return options
+
+
 def _lift(
     target: object,
     hook: HookName,
@@ -253,9 +277,12 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream: object = "pass",
+    stream_internal_calls: bool = False,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
     _check_schema(state_schema, func, decorator)
+    streaming = _stream_options(func, hook, decorator, stream, stream_internal_calls)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
@@ -279,6 +306,7 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
+        **streaming,
     }
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
@@ -305,6 +333,8 @@ def _node_decorator(hook: HookName) -> Any:
         tools: Sequence[BaseTool | dict[str, Any]] | None = None,
         can_jump_to: Sequence[JumpTo] | None = None,
         name: str | None = None,
+        stream: object = "pass",
+        stream_internal_calls: bool = False,
     ) -> Any:
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
@@ -316,6 +346,8 @@ def _node_decorator(hook: HookName) -> Any:
                 tools=tools,
                 can_jump_to=can_jump_to,
                 name=name,
+                stream=stream,
+                stream_internal_calls=stream_internal_calls,
             )
 
         return lift if func is None else lift(func)
@@ -340,6 +372,7 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
 ) -> Lifted: ...
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
@@ -357,6 +390,7 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
 ) -> Lifted: ...
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
@@ -374,6 +408,8 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
 ) -> Lifted: ...
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
@@ -391,6 +427,7 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
 ) -> Lifted: ...
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
@@ -407,6 +444,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
 ) -> Lifted: ...
 def wrap_model_call(
     func: Any = None,
@@ -415,6 +454,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call."""
 
@@ -427,6 +468,8 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            stream=stream,
+            stream_internal_calls=stream_internal_calls,
         )
 
     return lift if func is None else lift(func)
