@@ -29,6 +29,7 @@ def as_chunk(message: AIMessage) -> AIMessageChunk:
     """``message`` as one chunk: its content, tool calls (as chunks), id, metadata."""
     return AIMessageChunk(
         content=message.content,
+        chunk_position="last",
         id=message.id,
         name=message.name,
         additional_kwargs=dict(message.additional_kwargs),

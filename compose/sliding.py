@@ -91,8 +91,9 @@ class _Assembler:
     def last(self) -> AIMessageChunk:
         final = self.text.finish()
         if self.held is None:
-            return AIMessageChunk(content=final, id=self.id)
-        return self.held.model_copy(update={"content": final, "id": self.id})
+            return AIMessageChunk(content=final, id=self.id, chunk_position="last")
+        update = {"content": final, "id": self.id, "chunk_position": "last"}
+        return self.held.model_copy(update=update)
 
 
 def sliding_chunks(

@@ -12,6 +12,7 @@ from .decorators import (
     wrap_tool_call,
 )
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .streaming import SlidingWindow, StreamPolicy
 from .types import (
     AgentState,
     ExtendedModelResponse,
@@ -48,6 +49,8 @@ __all__ = [
     "OmitFromSchema",
     "OutputAgentState",
     "PrivateStateAttr",
+    "SlidingWindow",
+    "StreamPolicy",
     "ToolCallRequest",
     "ToolRuntime",
     "after_agent",
