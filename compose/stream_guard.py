@@ -51,7 +51,9 @@ _Update = dict[str, Any] | Command[Any]
 
 def _policy(middleware: object) -> StreamPolicy:
     value = getattr(middleware, "stream", "pass")
-    name = getattr(middleware, "name", type(middleware).__name__)
+    if value == "pass" or value == "buffer" or isinstance(value, SlidingWindow):
+        return value  # type: ignore[return-value]
+    name = getattr(middleware, "name", type(middleware).__name__)  # only now: origin() is slow
     return check_stream_policy(value, f"middleware {name!r} ({origin(middleware)})")
 
 

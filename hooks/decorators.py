@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
+from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .policies import OnError, check_on_error, stash_options
 from .streaming import StreamPolicy, check_stream_policy
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
@@ -111,18 +113,33 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
     return tuple(t for t in JUMP_TARGETS if t in items)
 
 
-def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F], F]:
-    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``).
+def hook_config(
+    *,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    timeout: float | None = None,
+    always: bool = False,
+) -> Callable[[F], F]:
+    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``), its deadline
+    and whether an ``after_agent`` hook always runs.
 
     Put it above or below a hook decorator, or on a hook method of an
     ``AgentMiddleware`` subclass. Targets from several places are united.
+    ``timeout``: seconds the hook (a wrap hook: its layer and all inside it) may take before
+    ``HookTimeoutError``. ``always``: an ``after_agent`` hook that also runs when the run fails.
     """
+    policies = timeout is not None or always
 
     def decorator(target: F) -> F:
         if isinstance(target, FunctionMiddleware):
-            _add_jumps_to_generated(target, can_jump_to)
+            if can_jump_to is not None or not policies:
+                _add_jumps_to_generated(target, can_jump_to)
+            if policies:
+                _add_policies_to_generated(target, timeout, always)
             return target
         func = _check_function(target, "hook_config")
+        stash_options(
+            func, timeout=timeout, always=always, source=f"@hook_config on {_label(func)}"
+        )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
         setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
@@ -151,31 +168,62 @@ def _add_jumps_to_generated(
         setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
 
 
+def _add_policies_to_generated(
+    middleware: FunctionMiddleware[Any, Any], timeout: float | None, always: bool
+) -> None:
+    for impl in hook_impls(middleware).values():
+        if always and impl.hook != "after_agent":
+            raise TypeError(
+                f"@hook_config(always=True) was applied to middleware {middleware.name!r} "
+                f"({_label(middleware.__wrapped__)}), a {impl.hook} hook; only after_agent "
+                "hooks can always run."
+            )
+        name = impl.hook if impl.sync is not None else "a" + impl.hook
+        stash_options(
+            type(middleware).__dict__[name],
+            timeout=timeout,
+            always=always,
+            source=f"@hook_config on {_label(middleware.__wrapped__)}",
+        )
+
+
+def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
+    try:
+        inspect.signature(func).bind(
+            *range(call.positional), **{name: None for name, _, _ in call.extras}
+        )
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
 def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
-    if _binds(func, 2):
-        takes_runtime = True
-    elif _binds(func, 1):
-        takes_runtime = False
-    else:
+    call = injection_for(func)
+    if not _binds_call(func, call):
         raise TypeError(
             f"@{hook} cannot use {_label(func)}: a {hook} hook is called as f(state) or "
-            f"f(state, runtime), but its signature is {_signature_text(func)}. "
+            f"f(state, runtime) (and gets langgraph's config, writer, store, ... by name), "
+            f"but its signature is {_signature_text(func)}. "
             f"Define it as `def {getattr(func, '__name__', 'hook')}(state, runtime): ...`."
         )
+    takes_runtime = call.positional == 2
     if inspect.iscoroutinefunction(func):
 
-        async def async_node(self: Any, state: Any, runtime: Any) -> Any:
-            return await (func(state, runtime) if takes_runtime else func(state))
+        async def async_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            if takes_runtime:
+                return await func(state, runtime, **injected)
+            return await func(state, **injected)
 
         adapter: Callable[..., Any] = async_node
     else:
 
-        def sync_node(self: Any, state: Any, runtime: Any) -> Any:
-            return func(state, runtime) if takes_runtime else func(state)
+        def sync_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            return func(state, runtime, **injected) if takes_runtime else func(state, **injected)
 
         adapter = sync_node
-    if takes_runtime:
-        setattr(adapter, DIRECT_ATTR, func)
+    setattr(adapter, DIRECT_ATTR, func)  # agents call func itself, with what it declares
     return adapter
 
 
@@ -279,8 +327,19 @@ def _lift(
     name: str | None = None,
     stream: object = "pass",
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
+    source = f"@{decorator} for {_label(func)}"
+    policy = check_on_error(on_error, source)
+    if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
+        raise TypeError(
+            f"{'@hook_config' if not always else '@' + decorator}(always=True) on "
+            f"{_label(func)} has no effect on a {hook} hook; only after_agent hooks can "
+            "always run."
+        )
     _check_schema(state_schema, func, decorator)
     streaming = _stream_options(func, hook, decorator, stream, stream_internal_calls)
     if name is not None and (not isinstance(name, str) or not name):
@@ -288,6 +347,7 @@ def _lift(
     method = adapter(func)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
+    stash_options(method, timeout=timeout, always=always, source=source)
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
@@ -307,6 +367,7 @@ def _lift(
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
         **streaming,
+        "on_error": policy,
     }
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
@@ -333,8 +394,7 @@ def _node_decorator(hook: HookName) -> Any:
         tools: Sequence[BaseTool | dict[str, Any]] | None = None,
         can_jump_to: Sequence[JumpTo] | None = None,
         name: str | None = None,
-        stream: object = "pass",
-        stream_internal_calls: bool = False,
+        **policies: Any,
     ) -> Any:
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
@@ -346,8 +406,7 @@ def _node_decorator(hook: HookName) -> Any:
                 tools=tools,
                 can_jump_to=can_jump_to,
                 name=name,
-                stream=stream,
-                stream_internal_calls=stream_internal_calls,
+                **policies,
             )
 
         return lift if func is None else lift(func)
@@ -373,6 +432,8 @@ def before_agent(
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
@@ -391,6 +452,8 @@ def before_model(
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
@@ -410,6 +473,8 @@ def after_model(
     name: str | None = None,
     stream: StreamPolicy = "pass",
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
@@ -428,9 +493,18 @@ def after_agent(
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
 ) -> Lifted: ...
 def after_agent(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
+    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends.
+
+    With ``always=True`` it also runs when the run fails (see ``funcware.run_error``).
+    Options of every hook decorator: ``state_schema``, ``tools``, ``can_jump_to`` (node
+    hooks), ``name``, ``timeout`` (seconds, else ``HookTimeoutError``) and ``on_error``
+    (``"continue"``: a failure is logged and the run goes on without this middleware).
+    """
     return _after_agent(func, **options)
 
 
@@ -446,6 +520,8 @@ def wrap_model_call(
     name: str | None = None,
     stream: StreamPolicy = "pass",
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def wrap_model_call(
     func: Any = None,
@@ -456,8 +532,13 @@ def wrap_model_call(
     name: str | None = None,
     stream: StreamPolicy = "pass",
     stream_internal_calls: bool = False,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Any:
-    """Lift ``func(request, handler)`` into a middleware around every model call."""
+    """Lift ``func(request, handler)`` into a middleware around every model call.
+
+    ``timeout`` bounds the layer with everything inside it (the model call included).
+    """
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -470,6 +551,8 @@ def wrap_model_call(
             name=name,
             stream=stream,
             stream_internal_calls=stream_internal_calls,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
@@ -484,6 +567,8 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def wrap_tool_call(
     func: Any = None,
@@ -491,8 +576,13 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Any:
-    """Lift ``func(request, handler)`` into a middleware around every tool call."""
+    """Lift ``func(request, handler)`` into a middleware around every tool call.
+
+    ``timeout`` bounds the layer with everything inside it (the tool included).
+    """
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -502,6 +592,8 @@ def wrap_tool_call(
             decorator="wrap_tool_call",
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
@@ -515,8 +607,17 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
-def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
+def dynamic_prompt(
+    func: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
@@ -524,7 +625,13 @@ def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
-            target, "wrap_model_call", _prompt_adapter, decorator="dynamic_prompt", name=name
+            target,
+            "wrap_model_call",
+            _prompt_adapter,
+            decorator="dynamic_prompt",
+            name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
