@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langchain_core.tools import BaseTool
 from langgraph._internal._runnable import RunnableCallable
@@ -29,6 +30,7 @@ from funcware.hooks.middleware import AgentMiddleware, HookImpl
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
+from .options import check_response_format, resolve_model
 from .plan import AgentPlan
 from .routing import Places, after_model_route, after_tools_route, jump_route
 from .schema import input_output_schemas
@@ -63,6 +65,14 @@ def _edge(route: Callable[..., Any]) -> RunnableCallable:
     return RunnableCallable(route, trace=False)
 
 
+def _run_config(name: str | None) -> RunnableConfig:
+    """The config LangChain's agents carry: the recursion limit and the run metadata."""
+    metadata: dict[str, Any] = {"ls_integration": "langchain_create_agent"}
+    if name:
+        metadata["lc_agent_name"] = name
+    return {"recursion_limit": RECURSION_LIMIT, "metadata": metadata}
+
+
 def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
     if system_prompt is None or isinstance(system_prompt, SystemMessage):
         return system_prompt
@@ -74,26 +84,13 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
     )
 
 
-def _check_model(model: object) -> BaseChatModel:
-    if isinstance(model, BaseChatModel):
-        return model
-    hint = ""
-    if isinstance(model, str):
-        hint = (
-            " funcware does not resolve model names; build the chat model yourself "
-            "(e.g. ChatOpenAI(model=...)) and pass it."
-        )
-    raise TypeError(
-        f"create_agent(model=...) got {model!r}; it must be a langchain-core BaseChatModel.{hint}"
-    )
-
-
 def create_agent(
-    model: BaseChatModel,
+    model: str | BaseChatModel,
     tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None = None,
     *,
     system_prompt: str | SystemMessage | None = None,
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    response_format: Any = None,
     state_schema: type[Any] | None = None,
     context_schema: type[Any] | None = None,
     checkpointer: Checkpointer = None,
@@ -103,15 +100,22 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    transformers: Sequence[Callable[[tuple[str, ...]], Any]] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
-    ``tools`` takes BaseTools, plain functions and dict JSON schemas (a dict tool is bound
-    to the model; a ``wrap_tool_call`` must serve its calls). Middleware may bring tools
-    and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
-    nodes) is refused with one ``ValueError`` listing every problem.
+    The parameters are LangChain's ``create_agent``'s, in its order and with its defaults.
+    ``model`` is a chat model or a ``"provider:model"`` string (resolved by LangChain's
+    ``init_chat_model``: the ``langchain`` extra). ``tools`` takes BaseTools, plain
+    functions and dict JSON schemas (a dict tool is bound to the model; a
+    ``wrap_tool_call`` must serve its calls). Middleware may bring tools and state
+    fields; ``state_schema`` wins every field clash. ``transformers`` are stream
+    transformer factories registered on the compiled graph. A broken stack (name
+    clashes, schema conflicts, jumps to missing nodes) is refused with one
+    ``ValueError`` listing every problem.
     """
-    chat_model = _check_model(model)
+    check_response_format(response_format)
+    chat_model = resolve_model(model)
     plan = AgentPlan.build(middleware, tools, state_schema)
     hooks = plan.hooks
 
@@ -162,9 +166,10 @@ def create_agent(
         debug=debug,
         name=name or "LangGraph",
         cache=cache,
+        transformers=list(transformers or ()),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
-    compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    compiled.config = merge_configs(compiled.config, _run_config(name))
     attach_plan(compiled, plan)
     return compiled
 
@@ -217,8 +222,11 @@ def _wire(
         _edge(after_tools_route(places, return_direct, frozenset(tool_node.tools_by_name))),
         sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
     )
+    # Back to the loop entry only when something past the model can answer its tool calls
+    # (an after_model hook or a model wrap), as LangChain draws it.
+    can_loop = loop_exit != "model" or bool(hooks["wrap_model_call"])
     graph.add_conditional_edges(
         loop_exit,
         _edge(after_model_route(places)),
-        sorted({"tools", places.exit, places.loop_entry}),
+        sorted({"tools", places.exit, *([places.loop_entry] if can_loop else [])}),
     )
