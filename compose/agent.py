@@ -16,7 +16,6 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
-from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langchain_core.tools import BaseTool
 from langgraph._internal._runnable import RunnableCallable
@@ -25,15 +24,24 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import AgentMiddleware, HookImpl
+from funcware.hooks.middleware import AgentMiddleware, HookImpl, TransformerFactory
 
+from .always import with_always_run
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
-from .options import check_response_format, resolve_model
+from .options import resolve_model
 from .plan import AgentPlan
-from .routing import Places, after_model_route, after_tools_route, jump_route
+from .routing import (
+    Places,
+    after_model_route,
+    after_tools_route,
+    jump_route,
+    structured_retry_route,
+)
 from .schema import input_output_schemas
+from .streaming import agent_metadata, agent_transformers
+from .structured import StructuredOutput
 
 __all__ = ["create_agent"]
 
@@ -65,14 +73,6 @@ def _edge(route: Callable[..., Any]) -> RunnableCallable:
     return RunnableCallable(route, trace=False)
 
 
-def _run_config(name: str | None) -> RunnableConfig:
-    """The config LangChain's agents carry: the recursion limit and the run metadata."""
-    metadata: dict[str, Any] = {"ls_integration": "langchain_create_agent"}
-    if name:
-        metadata["lc_agent_name"] = name
-    return {"recursion_limit": RECURSION_LIMIT, "metadata": metadata}
-
-
 def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
     if system_prompt is None or isinstance(system_prompt, SystemMessage):
         return system_prompt
@@ -100,7 +100,7 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
-    transformers: Sequence[Callable[[tuple[str, ...]], Any]] | None = None,
+    transformers: Sequence[TransformerFactory] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -109,14 +109,19 @@ def create_agent(
     ``init_chat_model``: the ``langchain`` extra). ``tools`` takes BaseTools, plain
     functions and dict JSON schemas (a dict tool is bound to the model; a
     ``wrap_tool_call`` must serve its calls). Middleware may bring tools and state
-    fields; ``state_schema`` wins every field clash. ``transformers`` are stream
-    transformer factories registered on the compiled graph. A broken stack (name
-    clashes, schema conflicts, jumps to missing nodes) is refused with one
-    ``ValueError`` listing every problem.
+    fields; ``state_schema`` wins every field clash. A broken stack (name clashes, schema
+    conflicts, jumps to missing nodes) is refused with one ``ValueError`` listing every
+    problem.
+
+    ``response_format`` asks for structured output (``funcware.structured_output``): a
+    schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,
+    ``ProviderStrategy`` or ``AutoStrategy``; the parsed answer is the result's
+    ``structured_response``.
     """
-    check_response_format(response_format)
     chat_model = resolve_model(model)
+    structured = StructuredOutput(response_format) if response_format is not None else None
     plan = AgentPlan.build(middleware, tools, state_schema)
+    plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
 
     tool_node: ToolNode | None = None
@@ -141,6 +146,7 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        structured=structured,
     )
 
     input_schema, output_schema = input_output_schemas(plan.state_schema)
@@ -157,7 +163,7 @@ def create_agent(
         for impl in hooks[hook]:
             graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
 
-    _wire(graph, plan, tool_node)
+    _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(
         checkpointer=checkpointer,
         store=store,
@@ -166,16 +172,22 @@ def create_agent(
         debug=debug,
         name=name or "LangGraph",
         cache=cache,
-        transformers=list(transformers or ()),
+        transformers=agent_transformers(plan.middleware, transformers),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
-    compiled.config = merge_configs(compiled.config, _run_config(name))
+    compiled.config = merge_configs(
+        compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
+    )
+    compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
     return compiled
 
 
 def _wire(
-    graph: StateGraph[Any, Any, Any, Any], plan: AgentPlan, tool_node: ToolNode | None
+    graph: StateGraph[Any, Any, Any, Any],
+    plan: AgentPlan,
+    tool_node: ToolNode | None,
+    structured: frozenset[str],
 ) -> None:
     hooks = plan.hooks
     before_agent = [i.label for i in hooks["before_agent"]]
@@ -210,6 +222,13 @@ def _wire(
             link(node, nxt)
     loop_exit = after_model[-1] if after_model else "model"
 
+    if tool_node is None and structured:  # answer in the model step, or ask again
+        graph.add_conditional_edges(
+            loop_exit,
+            _edge(structured_retry_route(places)),
+            sorted({places.loop_entry, places.exit}),
+        )
+        return
     if tool_node is None:
         if loop_exit == "model":
             graph.add_edge("model", places.exit)
@@ -217,16 +236,19 @@ def _wire(
             link(loop_exit, places.exit)
         return
     return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
+    executable = frozenset(tool_node.tools_by_name)
     graph.add_conditional_edges(
         "tools",
-        _edge(after_tools_route(places, return_direct, frozenset(tool_node.tools_by_name))),
-        sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
+        _edge(after_tools_route(places, return_direct, executable, structured)),
+        sorted(
+            {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
+        ),
     )
     # Back to the loop entry only when something past the model can answer its tool calls
-    # (an after_model hook or a model wrap), as LangChain draws it.
-    can_loop = loop_exit != "model" or bool(hooks["wrap_model_call"])
+    # (an after_model hook, a model wrap, structured output), as LangChain draws it.
+    can_loop = loop_exit != "model" or bool(hooks["wrap_model_call"]) or bool(structured)
     graph.add_conditional_edges(
         loop_exit,
-        _edge(after_model_route(places)),
+        _edge(after_model_route(places, structured)),
         sorted({"tools", places.exit, *([places.loop_entry] if can_loop else [])}),
     )

@@ -1,4 +1,4 @@
-"""``create_agent``'s model and structured-output arguments, checked before anything is built.
+"""``create_agent``'s model argument: a chat model, or a name resolved as LangChain does.
 
 A model given as ``"provider:model"`` is resolved by LangChain's own ``init_chat_model``
 (the ``langchain`` extra), exactly as LangChain's ``create_agent`` resolves it; langchain
@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-__all__ = ["check_response_format", "resolve_model"]
+__all__ = ["resolve_model"]
 
 LANGCHAIN_EXTRA = "pip install 'funcware[langchain]'"
 
@@ -38,15 +38,4 @@ def resolve_model(model: object) -> BaseChatModel:
     raise TypeError(
         f"create_agent(model=...) got {model!r}; it must be a langchain-core BaseChatModel "
         "or a 'provider:model' string."
-    )
-
-
-def check_response_format(response_format: object) -> None:
-    """Accept ``response_format=None``; structured output itself is funcware issue #12."""
-    if response_format is None:
-        return
-    raise NotImplementedError(
-        f"create_agent(response_format={response_format!r}): structured output is not "
-        "implemented in funcware yet (issue #12). Leave response_format=None, or use "
-        "LangChain's create_agent for agents that need a structured response."
     )

@@ -12,14 +12,16 @@ import inspect
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 from langchain_core.messages import ToolMessage
+from langgraph.stream import StreamTransformer
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
 from .injection import PLAIN, Injection, injection_for
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
+from .policies import OnError, apply_policies, hook_options
 from .types import (
     JUMP_TARGETS,
     AgentState,
@@ -44,6 +46,7 @@ __all__ = [
     "AgentMiddleware",
     "HookImpl",
     "HookName",
+    "TransformerFactory",
     "hook_impls",
     "origin",
     "where",
@@ -63,6 +66,9 @@ NODE_HOOKS: tuple[HookName, ...] = ("before_agent", "before_model", "after_model
 WRAP_HOOKS: tuple[HookName, ...] = ("wrap_model_call", "wrap_tool_call")
 HOOKS: tuple[HookName, ...] = NODE_HOOKS + WRAP_HOOKS
 
+TransformerFactory: TypeAlias = Callable[[tuple[str, ...]], StreamTransformer]
+"""Builds a fresh stream transformer for a namespace scope (a transformer class fits)."""
+
 
 class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     """Base class for agent middleware: override any of the hooks below.
@@ -78,6 +84,17 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
+
+    on_error: OnError = "raise"
+    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
+
+    transformers: Sequence[TransformerFactory] = ()
+    """Stream transformer factories this middleware registers on the agent's graph.
+
+    Each is called as ``factory(scope)`` for every ``stream_events(..., version="v3")`` run
+    (and every subgraph scope), so each run gets fresh instances. The agent registers them
+    after its tool-call and sub-agent projections and before ``create_agent(transformers=...)``.
+    """
 
     @property
     def name(self) -> str:
@@ -219,6 +236,12 @@ class HookImpl:
     """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
     async_call: Injection = PLAIN
     """The same for ``async_``."""
+    timeout: float | None = None
+    """Deadline in seconds (``timeout=``); ``None``: none."""
+    on_error: OnError = "raise"
+    """The middleware's failure policy."""
+    always: bool = False
+    """An ``after_agent`` hook that also runs when the run fails (``always=True``)."""
 
     @property
     def label(self) -> str:
@@ -296,17 +319,18 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
-        sync, async_ = _direct(sync), _direct(async_)
+        direct_sync, direct_async = _direct(sync), _direct(async_)
         if hook in NODE_HOOKS:
-            found[hook] = HookImpl(
+            impl = HookImpl(
                 middleware,
                 hook,
-                sync,
-                async_,
+                direct_sync,
+                direct_async,
                 jumps,
-                PLAIN if sync is None else injection_for(sync),
-                PLAIN if async_ is None else injection_for(async_),
+                PLAIN if direct_sync is None else injection_for(direct_sync),
+                PLAIN if direct_async is None else injection_for(direct_async),
             )
         else:
-            found[hook] = HookImpl(middleware, hook, sync, async_, jumps)
+            impl = HookImpl(middleware, hook, direct_sync, direct_async, jumps)
+        found[hook] = apply_policies(hook_options(impl, sync, async_, foreign))
     return found

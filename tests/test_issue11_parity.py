@@ -57,10 +57,8 @@ def test_create_agent_takes_langchains_parameters_in_its_order() -> None:
     assert parameters["transformers"].default is None
 
 
-def test_response_format_none_is_accepted_and_a_schema_names_the_issue() -> None:
+def test_response_format_and_transformers_none_are_accepted() -> None:
     create_agent(ScriptedChatModel(responses=[]), response_format=None, transformers=None)
-    with pytest.raises(NotImplementedError, match=r"structured output .*issue #12"):
-        create_agent(ScriptedChatModel(responses=[]), response_format=dict)
 
 
 def test_transformers_are_registered_on_the_compiled_graph() -> None:
