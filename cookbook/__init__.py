@@ -33,6 +33,7 @@ RECIPES: tuple[str, ...] = (
     "prompt_caching",
     "summarize_history",
     "resilient_hooks",
+    "structured_triage",
 )
 """Recipe module names, in tour order."""
 
