@@ -19,6 +19,7 @@ from funcware.hooks.types import AgentState, OmitFromSchema
 
 from .plan import AgentPlan
 from .schema import field_metadata, strip_required
+from .structured import describe_format
 
 __all__ = ["Explanation", "explain"]
 
@@ -93,6 +94,8 @@ class Explanation:
             for field in _own_fields(m.state_schema)
         ]
         out.append(f"  {'state':<13} " + ("; ".join(fields) or "-"))
+        if plan.response_format is not None:
+            out.append(f"  {'response':<13} {describe_format(plan.response_format)}")
         out.extend(f"  PROBLEM: {problem}" for problem in plan.problems)
         return out
 
