@@ -26,6 +26,7 @@ from langgraph.types import Checkpointer
 
 from funcware.hooks.middleware import AgentMiddleware, HookImpl, TransformerFactory
 
+from .always import with_always_run
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
@@ -186,6 +187,7 @@ def create_agent(
     compiled.config = merge_configs(
         compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
     )
+    compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
     return compiled
 

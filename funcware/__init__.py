@@ -7,11 +7,12 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 
 from langgraph.runtime import Runtime
 
-from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain
+from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain, run_error
 from .hooks import (
     AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
+    HookTimeoutError,
     InputAgentState,
     JumpTo,
     ModelCallResult,
@@ -52,6 +53,7 @@ __all__ = [
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
+    "HookTimeoutError",
     "InputAgentState",
     "JumpTo",
     "ModelCallResult",
@@ -82,6 +84,7 @@ __all__ = [
     "dynamic_prompt",
     "explain",
     "hook_config",
+    "run_error",
     "wrap_model_call",
     "wrap_tool_call",
 ]
