@@ -88,6 +88,8 @@ class AgentPlan:
     tool_owners: list[tuple[str, str]] = field(default_factory=list)
     """``(owner, tool name)`` for every tool: "the agent" or "middleware 'x'"."""
     problems: list[str] = field(default_factory=list)
+    response_format: object = None
+    """The agent's ``ModelRequest.response_format`` at the start of each call (explain)."""
 
     @cached_property
     def state_keys(self) -> frozenset[str]:

@@ -7,11 +7,12 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 
 from langgraph.runtime import Runtime
 
-from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain
+from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain, run_error
 from .hooks import (
     AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
+    HookTimeoutError,
     InputAgentState,
     JumpTo,
     ModelCallResult,
@@ -33,26 +34,47 @@ from .hooks import (
     wrap_model_call,
     wrap_tool_call,
 )
+from .structured_output import (
+    AutoStrategy,
+    MultipleStructuredOutputsError,
+    OutputToolBinding,
+    ProviderStrategy,
+    ProviderStrategyBinding,
+    ResponseFormat,
+    StructuredOutputError,
+    StructuredOutputValidationError,
+    ToolStrategy,
+)
 
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "AutoStrategy",
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
+    "HookTimeoutError",
     "InputAgentState",
     "JumpTo",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
+    "MultipleStructuredOutputsError",
     "OmitFromInput",
     "OmitFromOutput",
     "OmitFromSchema",
     "OutputAgentState",
+    "OutputToolBinding",
     "PrivateStateAttr",
+    "ProviderStrategy",
+    "ProviderStrategyBinding",
+    "ResponseFormat",
     "Runtime",
+    "StructuredOutputError",
+    "StructuredOutputValidationError",
     "ToolCallRequest",
     "ToolRuntime",
+    "ToolStrategy",
     "after_agent",
     "after_model",
     "before_agent",
@@ -62,6 +84,7 @@ __all__ = [
     "dynamic_prompt",
     "explain",
     "hook_config",
+    "run_error",
     "wrap_model_call",
     "wrap_tool_call",
 ]

@@ -18,6 +18,7 @@ from typing_extensions import ParamSpec
 
 from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .policies import OnError, check_on_error, stash_options
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
 if TYPE_CHECKING:
@@ -111,18 +112,33 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
     return tuple(t for t in JUMP_TARGETS if t in items)
 
 
-def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F], F]:
-    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``).
+def hook_config(
+    *,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    timeout: float | None = None,
+    always: bool = False,
+) -> Callable[[F], F]:
+    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``), its deadline
+    and whether an ``after_agent`` hook always runs.
 
     Put it above or below a hook decorator, or on a hook method of an
     ``AgentMiddleware`` subclass. Targets from several places are united.
+    ``timeout``: seconds the hook (a wrap hook: its layer and all inside it) may take before
+    ``HookTimeoutError``. ``always``: an ``after_agent`` hook that also runs when the run fails.
     """
+    policies = timeout is not None or always
 
     def decorator(target: F) -> F:
         if isinstance(target, FunctionMiddleware):
-            _add_jumps_to_generated(target, can_jump_to)
+            if can_jump_to is not None or not policies:
+                _add_jumps_to_generated(target, can_jump_to)
+            if policies:
+                _add_policies_to_generated(target, timeout, always)
             return target
         func = _check_function(target, "hook_config")
+        stash_options(
+            func, timeout=timeout, always=always, source=f"@hook_config on {_label(func)}"
+        )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
         setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
@@ -149,6 +165,25 @@ def _add_jumps_to_generated(
         adapter = type(middleware).__dict__[name]
         old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
         setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+
+
+def _add_policies_to_generated(
+    middleware: FunctionMiddleware[Any, Any], timeout: float | None, always: bool
+) -> None:
+    for impl in hook_impls(middleware).values():
+        if always and impl.hook != "after_agent":
+            raise TypeError(
+                f"@hook_config(always=True) was applied to middleware {middleware.name!r} "
+                f"({_label(middleware.__wrapped__)}), a {impl.hook} hook; only after_agent "
+                "hooks can always run."
+            )
+        name = impl.hook if impl.sync is not None else "a" + impl.hook
+        stash_options(
+            type(middleware).__dict__[name],
+            timeout=timeout,
+            always=always,
+            source=f"@hook_config on {_label(middleware.__wrapped__)}",
+        )
 
 
 def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
@@ -266,14 +301,26 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
+    source = f"@{decorator} for {_label(func)}"
+    policy = check_on_error(on_error, source)
+    if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
+        raise TypeError(
+            f"{'@hook_config' if not always else '@' + decorator}(always=True) on "
+            f"{_label(func)} has no effect on a {hook} hook; only after_agent hooks can "
+            "always run."
+        )
     _check_schema(state_schema, func, decorator)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
+    stash_options(method, timeout=timeout, always=always, source=source)
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
@@ -292,6 +339,7 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
+        "on_error": policy,
     }
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
@@ -318,6 +366,7 @@ def _node_decorator(hook: HookName) -> Any:
         tools: Sequence[BaseTool | dict[str, Any]] | None = None,
         can_jump_to: Sequence[JumpTo] | None = None,
         name: str | None = None,
+        **policies: Any,
     ) -> Any:
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
@@ -329,6 +378,7 @@ def _node_decorator(hook: HookName) -> Any:
                 tools=tools,
                 can_jump_to=can_jump_to,
                 name=name,
+                **policies,
             )
 
         return lift if func is None else lift(func)
@@ -353,6 +403,8 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
@@ -370,6 +422,8 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
@@ -387,6 +441,8 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
@@ -404,9 +460,18 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
 ) -> Lifted: ...
 def after_agent(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
+    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends.
+
+    With ``always=True`` it also runs when the run fails (see ``funcware.run_error``).
+    Options of every hook decorator: ``state_schema``, ``tools``, ``can_jump_to`` (node
+    hooks), ``name``, ``timeout`` (seconds, else ``HookTimeoutError``) and ``on_error``
+    (``"continue"``: a failure is logged and the run goes on without this middleware).
+    """
     return _after_agent(func, **options)
 
 
@@ -420,6 +485,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def wrap_model_call(
     func: Any = None,
@@ -428,8 +495,13 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Any:
-    """Lift ``func(request, handler)`` into a middleware around every model call."""
+    """Lift ``func(request, handler)`` into a middleware around every model call.
+
+    ``timeout`` bounds the layer with everything inside it (the model call included).
+    """
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -440,6 +512,8 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
@@ -454,6 +528,8 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 def wrap_tool_call(
     func: Any = None,
@@ -461,8 +537,13 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Any:
-    """Lift ``func(request, handler)`` into a middleware around every tool call."""
+    """Lift ``func(request, handler)`` into a middleware around every tool call.
+
+    ``timeout`` bounds the layer with everything inside it (the tool included).
+    """
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -472,6 +553,8 @@ def wrap_tool_call(
             decorator="wrap_tool_call",
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
@@ -485,8 +568,17 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
-def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
+def dynamic_prompt(
+    func: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
@@ -494,7 +586,13 @@ def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
-            target, "wrap_model_call", _prompt_adapter, decorator="dynamic_prompt", name=name
+            target,
+            "wrap_model_call",
+            _prompt_adapter,
+            decorator="dynamic_prompt",
+            name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)

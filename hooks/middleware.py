@@ -21,6 +21,7 @@ from typing_extensions import TypeVar
 
 from .injection import PLAIN, Injection, injection_for
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
+from .policies import OnError, apply_policies, hook_options
 from .types import (
     JUMP_TARGETS,
     AgentState,
@@ -83,6 +84,9 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
+
+    on_error: OnError = "raise"
+    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
 
     transformers: Sequence[TransformerFactory] = ()
     """Stream transformer factories this middleware registers on the agent's graph.
@@ -232,6 +236,12 @@ class HookImpl:
     """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
     async_call: Injection = PLAIN
     """The same for ``async_``."""
+    timeout: float | None = None
+    """Deadline in seconds (``timeout=``); ``None``: none."""
+    on_error: OnError = "raise"
+    """The middleware's failure policy."""
+    always: bool = False
+    """An ``after_agent`` hook that also runs when the run fails (``always=True``)."""
 
     @property
     def label(self) -> str:
@@ -309,17 +319,18 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
-        sync, async_ = _direct(sync), _direct(async_)
+        direct_sync, direct_async = _direct(sync), _direct(async_)
         if hook in NODE_HOOKS:
-            found[hook] = HookImpl(
+            impl = HookImpl(
                 middleware,
                 hook,
-                sync,
-                async_,
+                direct_sync,
+                direct_async,
                 jumps,
-                PLAIN if sync is None else injection_for(sync),
-                PLAIN if async_ is None else injection_for(async_),
+                PLAIN if direct_sync is None else injection_for(direct_sync),
+                PLAIN if direct_async is None else injection_for(direct_async),
             )
         else:
-            found[hook] = HookImpl(middleware, hook, sync, async_, jumps)
+            impl = HookImpl(middleware, hook, direct_sync, direct_async, jumps)
+        found[hook] = apply_policies(hook_options(impl, sync, async_, foreign))
     return found
