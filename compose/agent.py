@@ -39,6 +39,7 @@ from .routing import (
     structured_retry_route,
 )
 from .schema import input_output_schemas
+from .stream_guard import StreamGuard, with_held_field
 from .streaming import agent_metadata, agent_transformers
 from .structured import StructuredOutput
 
@@ -58,12 +59,16 @@ _NODE_SIGNATURE = _without_hook(run_node)
 _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
-def _hook_node(impl: HookImpl, known: frozenset[str]) -> RunnableCallable:
+def _hook_node(
+    impl: HookImpl, known: frozenset[str], guard: StreamGuard | None = None
+) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    node = partial(run_node, impl, known=known)
-    anode = partial(run_node_async, impl, known=known)
+    node: Callable[..., Any] = partial(run_node, impl, known=known)
+    anode: Callable[..., Any] = partial(run_node_async, impl, known=known)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
+    if guard is not None and impl.label in guard.section:
+        node, anode = guard.after_node(impl.label, node), guard.aafter_node(impl.label, anode)
     return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
@@ -132,6 +137,7 @@ def create_agent(
     plan = AgentPlan.build(middleware, tools, state_schema)
     plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
+    guard = StreamGuard.build(plan.middleware, hooks)
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
@@ -155,12 +161,14 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        guard=guard,
         structured=structured,
     )
 
-    input_schema, output_schema = input_output_schemas(plan.state_schema)
+    schema = with_held_field(plan.state_schema) if guard and guard.section else plan.state_schema
+    input_schema, output_schema = input_output_schemas(schema)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(
-        plan.state_schema,
+        schema,
         context_schema=context_schema,
         input_schema=input_schema,
         output_schema=output_schema,
@@ -170,7 +178,7 @@ def create_agent(
         graph.add_node("tools", tool_node)
     for hook in ("before_agent", "before_model", "after_model", "after_agent"):
         for impl in hooks[hook]:
-            graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
+            graph.add_node(impl.label, _hook_node(impl, plan.state_keys, guard))
 
     _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(
