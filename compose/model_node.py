@@ -224,7 +224,7 @@ class ModelNode:
         state: Any,
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    ) -> dict[str, Any] | list[Command[Any]]:
+    ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
         with runnable_config(config), hidden_calls(config if self.wraps else None):
             response, writes = self.onion(request, self.call_model)
@@ -238,7 +238,7 @@ class ModelNode:
         state: Any,
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    ) -> dict[str, Any] | list[Command[Any]]:
+    ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
         with runnable_config(config), hidden_calls(config if self.wraps else None):
