@@ -24,13 +24,16 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import AgentMiddleware, HookImpl
+from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl
+from funcware.hooks.wording import a
 
+from .arguments import check_list, check_schema
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
 from .plan import AgentPlan
 from .routing import Places, after_model_route, after_tools_route, jump_route
+from .runs import AgentGraph
 from .schema import input_output_schemas
 
 __all__ = ["create_agent"]
@@ -49,10 +52,10 @@ _NODE_SIGNATURE = _without_hook(run_node)
 _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
-def _hook_node(impl: HookImpl, known: frozenset[str]) -> RunnableCallable:
+def _hook_node(impl: HookImpl, known: frozenset[str], nodes: frozenset[str]) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    node = partial(run_node, impl, known=known)
-    anode = partial(run_node_async, impl, known=known)
+    node = partial(run_node, impl, known=known, nodes=nodes)
+    anode = partial(run_node_async, impl, known=known, nodes=nodes)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
     return RunnableCallable(node, anode, name=impl.label, trace=False)
@@ -69,7 +72,7 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
     if isinstance(system_prompt, str):
         return SystemMessage(content=system_prompt)
     raise TypeError(
-        f"create_agent(system_prompt=...) got a {type(system_prompt).__name__}; "
+        f"create_agent(system_prompt=...) got {a(type(system_prompt).__name__)}; "
         "use a str or a SystemMessage."
     )
 
@@ -112,7 +115,13 @@ def create_agent(
     nodes) is refused with one ``ValueError`` listing every problem.
     """
     chat_model = _check_model(model)
-    plan = AgentPlan.build(middleware, tools, state_schema)
+    check_schema(state_schema, "state_schema")
+    check_schema(context_schema, "context_schema")
+    plan = AgentPlan.build(
+        check_list(middleware, "create_agent", "middleware", "middleware"),
+        None if tools is None else check_list(tools, "create_agent", "tools", "tools"),
+        state_schema,
+    )
     hooks = plan.hooks
 
     tool_node: ToolNode | None = None
@@ -149,9 +158,10 @@ def create_agent(
     graph.add_node("model", RunnableCallable(model_node, model_node.acall, trace=False))
     if tool_node is not None:
         graph.add_node("tools", tool_node)
-    for hook in ("before_agent", "before_model", "after_model", "after_agent"):
-        for impl in hooks[hook]:
-            graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
+    node_hooks = [impl for hook in NODE_HOOKS for impl in hooks[hook]]
+    nodes = frozenset(["model", *(["tools"] if tool_node else []), *(i.label for i in node_hooks)])
+    for impl in node_hooks:
+        graph.add_node(impl.label, _hook_node(impl, plan.state_keys, nodes))
 
     _wire(graph, plan, tool_node)
     compiled = graph.compile(
@@ -166,6 +176,7 @@ def create_agent(
     # What with_config() does, minus copying and re-validating the graph just compiled.
     compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
     attach_plan(compiled, plan)
+    compiled.__class__ = AgentGraph  # the same graph; its errors name the hooks involved
     return compiled
 
 

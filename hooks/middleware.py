@@ -17,6 +17,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
+from .class_hooks import STATE_ONLY, check_class
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
 from .types import (
     JUMP_TARGETS,
@@ -239,6 +240,24 @@ def _overrides(cls: type, attr: str, bases: tuple[type, ...]) -> bool:
     return False
 
 
+def _state_only(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``(self, state)`` node hook method called as ``(state, runtime)``."""
+    if inspect.iscoroutinefunction(method):
+
+        async def async_call(state: Any, runtime: Any) -> Any:
+            return await method(state)
+
+        call: Callable[..., Any] = async_call
+    else:
+
+        def call(state: Any, runtime: Any) -> Any:
+            return method(state)
+
+    call.__wrapped__ = method  # type: ignore[attr-defined]
+    call.__can_jump_to__ = getattr(method, "__can_jump_to__", None)  # type: ignore[attr-defined]
+    return call
+
+
 def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
     found: list[JumpTo] = []
     for func in funcs:
@@ -261,6 +280,7 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
         return cast("dict[HookName, HookImpl]", provided())
     cls = type(middleware)
     bases = _base_classes()
+    arity = check_class(cls, bases)
     foreign = is_langchain_middleware(middleware)
     found: dict[HookName, HookImpl] = {}
     for hook in HOOKS:
@@ -268,6 +288,10 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
         async_ = getattr(middleware, "a" + hook) if _overrides(cls, "a" + hook, bases) else None
         if sync is None and async_ is None:
             continue
+        if sync is not None and arity.get(hook) == STATE_ONLY:
+            sync = _state_only(sync)
+        if async_ is not None and arity.get("a" + hook) == STATE_ONLY:
+            async_ = _state_only(async_)
         if foreign and hook == "wrap_model_call":
             sync = sync and adapt_model_wrap(sync)
             async_ = async_ and adapt_model_wrap(async_)

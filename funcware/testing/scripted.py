@@ -16,6 +16,8 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
+from funcware.hooks.wording import a, plural
+
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel"]
 
 
@@ -49,7 +51,21 @@ class ScriptedChatModel(BaseChatModel):
 
     A response may be an ``AIMessage`` (with ``tool_calls``), a ``str`` (an ``AIMessage``
     with that content) or an exception instance (raised, to test retries and fallbacks).
-    Calling it once more than scripted raises :class:`ScriptExhaustedError`.
+    Calling it once more than scripted raises :class:`ScriptExhaustedError`. Each call is
+    recorded in :attr:`calls` (messages, tools, tool_choice, settings).
+
+    Example, a tool call and then the answer::
+
+        model = ScriptedChatModel(
+            responses=[
+                AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "1"}]),
+                "2 + 3 = 5",
+                TimeoutError("a third call fails"),
+            ]
+        )
+        agent = create_agent(model, [add])
+        agent.invoke({"messages": [HumanMessage("What is 2 + 3?")]})
+        assert model.calls[1].messages[-1].content == "5"  # the tool's result came back
     """
 
     responses: list[Any]
@@ -96,8 +112,8 @@ class ScriptedChatModel(BaseChatModel):
             )
         if index >= len(self.responses):
             raise ScriptExhaustedError(
-                f"ScriptedChatModel was called {index + 1} times but scripted with "
-                f"{len(self.responses)} responses; add more to responses=[...]."
+                f"ScriptedChatModel was called {plural(index + 1, 'time')} but scripted with "
+                f"{plural(len(self.responses), 'response')}; add more to responses=[...]."
             )
         scripted = self.responses[index]
         if isinstance(scripted, BaseException):
@@ -108,7 +124,7 @@ class ScriptedChatModel(BaseChatModel):
             message = scripted.model_copy(deep=True)
         else:
             raise TypeError(
-                f"ScriptedChatModel response #{index} is a {type(scripted).__name__}; "
+                f"ScriptedChatModel response #{index} is {a(type(scripted).__name__)}; "
                 "script AIMessage, str or exception instances."
             )
         return ChatResult(generations=[ChatGeneration(message=message)])
