@@ -1,6 +1,7 @@
 """funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``."""
 
 from .agent import create_agent
+from .always import AlwaysRunGraph, run_error
 from .chain import ComposedMiddleware, compose
 from .explain import Explanation, explain
 from .keys import UnknownStateKeyError
@@ -8,6 +9,7 @@ from .nodes import InvalidJumpError
 from .plan import BrokenStackError
 
 __all__ = [
+    "AlwaysRunGraph",
     "BrokenStackError",
     "ComposedMiddleware",
     "Explanation",
@@ -16,4 +18,5 @@ __all__ = [
     "compose",
     "create_agent",
     "explain",
+    "run_error",
 ]

@@ -24,17 +24,26 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl
+from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
 from funcware.hooks.wording import a
 
+from .always import with_always_run
 from .arguments import check_list, check_schema
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
 from .plan import AgentPlan
-from .routing import Places, after_model_route, after_tools_route, jump_route
-from .runs import AgentGraph
+from .routing import (
+    Places,
+    after_model_route,
+    after_tools_route,
+    jump_route,
+    structured_retry_route,
+)
+from .runs import as_agent_graph
 from .schema import input_output_schemas
+from .streaming import agent_metadata, agent_transformers
+from .structured import StructuredOutput
 
 __all__ = ["create_agent"]
 
@@ -97,6 +106,7 @@ def create_agent(
     *,
     system_prompt: str | SystemMessage | None = None,
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    response_format: Any = None,
     state_schema: type[Any] | None = None,
     context_schema: type[Any] | None = None,
     checkpointer: Checkpointer = None,
@@ -106,6 +116,7 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    transformers: Sequence[TransformerFactory] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -113,15 +124,22 @@ def create_agent(
     to the model; a ``wrap_tool_call`` must serve its calls). Middleware may bring tools
     and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
     nodes) is refused with one ``ValueError`` listing every problem.
+
+    ``response_format`` asks for structured output (``funcware.structured_output``): a
+    schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,
+    ``ProviderStrategy`` or ``AutoStrategy``; the parsed answer is the result's
+    ``structured_response``.
     """
     chat_model = _check_model(model)
     check_schema(state_schema, "state_schema")
     check_schema(context_schema, "context_schema")
+    structured = StructuredOutput(response_format) if response_format is not None else None
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),
         None if tools is None else check_list(tools, "create_agent", "tools", "tools"),
         state_schema,
     )
+    plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
 
     tool_node: ToolNode | None = None
@@ -146,6 +164,7 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        structured=structured,
     )
 
     input_schema, output_schema = input_output_schemas(plan.state_schema)
@@ -163,7 +182,7 @@ def create_agent(
     for impl in node_hooks:
         graph.add_node(impl.label, _hook_node(impl, plan.state_keys, nodes))
 
-    _wire(graph, plan, tool_node)
+    _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(
         checkpointer=checkpointer,
         store=store,
@@ -172,16 +191,22 @@ def create_agent(
         debug=debug,
         name=name or "LangGraph",
         cache=cache,
+        transformers=agent_transformers(plan.middleware, transformers),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
-    compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    compiled.config = merge_configs(
+        compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
+    )
+    compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
-    compiled.__class__ = AgentGraph  # the same graph; its errors name the hooks involved
-    return compiled
+    return as_agent_graph(compiled)  # the same graph; its errors name the hooks involved
 
 
 def _wire(
-    graph: StateGraph[Any, Any, Any, Any], plan: AgentPlan, tool_node: ToolNode | None
+    graph: StateGraph[Any, Any, Any, Any],
+    plan: AgentPlan,
+    tool_node: ToolNode | None,
+    structured: frozenset[str],
 ) -> None:
     hooks = plan.hooks
     before_agent = [i.label for i in hooks["before_agent"]]
@@ -216,6 +241,13 @@ def _wire(
             link(node, nxt)
     loop_exit = after_model[-1] if after_model else "model"
 
+    if tool_node is None and structured:  # answer in the model step, or ask again
+        graph.add_conditional_edges(
+            loop_exit,
+            _edge(structured_retry_route(places)),
+            sorted({places.loop_entry, places.exit}),
+        )
+        return
     if tool_node is None:
         if loop_exit == "model":
             graph.add_edge("model", places.exit)
@@ -223,13 +255,16 @@ def _wire(
             link(loop_exit, places.exit)
         return
     return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
+    executable = frozenset(tool_node.tools_by_name)
     graph.add_conditional_edges(
         "tools",
-        _edge(after_tools_route(places, return_direct, frozenset(tool_node.tools_by_name))),
-        sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
+        _edge(after_tools_route(places, return_direct, executable, structured)),
+        sorted(
+            {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
+        ),
     )
     graph.add_conditional_edges(
         loop_exit,
-        _edge(after_model_route(places)),
+        _edge(after_model_route(places, structured)),
         sorted({"tools", places.exit, places.loop_entry}),
     )

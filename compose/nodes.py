@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Optional
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.types import Command, Send
 
+from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 from funcware.hooks.wording import a
 
 from .bridge import run_coroutine_sync, run_in_thread, runnable_config
 from .failures import note_raised
+from .jumplog import record_jump
 from .keys import check_keys, written_keys
 from .pauses import refuse_unresumable
 from .results import returned
-from .runs import record_jump
 from .updates import update_writes
 
 __all__ = [
@@ -112,6 +114,17 @@ def check_node_result(
     )
 
 
+_NO_KWARGS: dict[str, Any] = {}
+
+
+def _arguments(
+    call: Injection, state: Any, runtime: Any, config: RunnableConfig | None
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The hook's positional arguments and the langgraph parameters it declared."""
+    args = (state, runtime) if call.positional == 2 else (state,)
+    return args, call.values(runtime, config) if call.extras else _NO_KWARGS
+
+
 def run_node(
     impl: HookImpl,
     state: Any,
@@ -129,10 +142,12 @@ def run_node(
     try:
         with runnable_config(config):
             if impl.sync is not None:
-                result = impl.sync(state, runtime)
+                args, kwargs = _arguments(impl.sync_call, state, runtime, config)
+                result = impl.sync(*args, **kwargs)
             else:
                 assert impl.async_ is not None
-                result = run_coroutine_sync(impl.async_(state, runtime))
+                args, kwargs = _arguments(impl.async_call, state, runtime, config)
+                result = run_coroutine_sync(impl.async_(*args, **kwargs))
     except BaseException as exc:
         note_raised(exc, impl)
         refuse_unresumable(exc, config, impl.describe())
@@ -159,10 +174,12 @@ async def run_node_async(
     try:
         with runnable_config(config):
             if impl.async_ is not None:
-                result = await impl.async_(state, runtime)
+                args, kwargs = _arguments(impl.async_call, state, runtime, config)
+                result = await impl.async_(*args, **kwargs)
             else:
                 assert impl.sync is not None
-                result = await run_in_thread(impl.sync, state, runtime)
+                args, kwargs = _arguments(impl.sync_call, state, runtime, config)
+                result = await run_in_thread(partial(impl.sync, **kwargs), *args)
     except BaseException as exc:
         note_raised(exc, impl)
         refuse_unresumable(exc, config, impl.describe())

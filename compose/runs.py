@@ -9,9 +9,7 @@ what to pass. Nothing else about a run changes.
 
 from __future__ import annotations
 
-import threading
-from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -20,62 +18,15 @@ from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from funcware.hooks.middleware import HookImpl
+from .always import AlwaysRunGraph
+from .jumplog import LOG_KEY, JumpLog
 
-__all__ = ["AgentGraph", "JumpLog", "record_jump"]
-
-_LOG_KEY = "__funcware_jump_log__"
-
-
-class JumpLog:
-    """The jumps one run made: ``(hook label, where, target)`` and how many times."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.jumps: Counter[tuple[str, str]] = Counter()
-
-    def add(self, impl: HookImpl, target: str) -> None:
-        """Count one jump of ``impl`` to ``target``."""
-        with self._lock:
-            self.jumps[(impl.describe(), target)] += 1
-
-    def describe(self) -> str:
-        """The sentence added to a recursion error."""
-        if not self.jumps:
-            return (
-                "funcware: no middleware hook jumped in this run, so the loop is the model "
-                "calling tools again and again; cap it with a before_model or after_model "
-                "hook that ends the run (see the cookbook recipe tool_call_limit)."
-            )
-        counted = "; ".join(
-            f"{owner} jumped to {target!r} {count} time{'s' if count != 1 else ''}"
-            for (owner, target), count in self.jumps.most_common()
-        )
-        return (
-            f"funcware: the jumps that kept this run going: {counted}. Make the hook stop "
-            "jumping at some point (count its jumps in the state, or check a condition the "
-            "run can reach), or raise recursion_limit in the config if the run is just long."
-        )
-
-
-def record_jump(config: RunnableConfig | None, impl: HookImpl, result: object) -> None:
-    """Count a jump in ``result`` (a node hook's checked result) on the run's log."""
-    if config is None:
-        return
-    update = result.update if isinstance(result, Command) else result
-    target = update.get("jump_to") if isinstance(update, Mapping) else None
-    if target is None and isinstance(result, Command) and isinstance(result.goto, str):
-        target = result.goto or None
-    if target is None:
-        return
-    log = config.get("configurable", {}).get(_LOG_KEY)
-    if isinstance(log, JumpLog):
-        log.add(impl, str(target))
+__all__ = ["AgentGraph", "as_agent_graph"]
 
 
 def _with_log(config: RunnableConfig | None, log: JumpLog) -> RunnableConfig:
     given: dict[str, Any] = dict(config or {})
-    given["configurable"] = {**given.get("configurable", {}), _LOG_KEY: log}
+    given["configurable"] = {**given.get("configurable", {}), LOG_KEY: log}
     return given  # type: ignore[return-value]
 
 
@@ -128,3 +79,16 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
             raise _explained(exc, log) from None
         finally:
             await chunks.aclose()
+
+
+class AlwaysRunAgentGraph(AgentGraph, AlwaysRunGraph):
+    """An :class:`AgentGraph` whose always-run ``after_agent`` hooks also run on failure."""
+
+
+def as_agent_graph(
+    compiled: CompiledStateGraph[Any, Any, Any, Any],
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The same compiled graph (no copy) as an :class:`AgentGraph`."""
+    always = isinstance(compiled, AlwaysRunGraph)
+    compiled.__class__ = AlwaysRunAgentGraph if always else AgentGraph
+    return compiled

@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from langgraph.runtime import Runtime
 
-from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain
+from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain, run_error
 from .compose.bridge import BridgeSettings, configure_bridge
 from .errors import (
     BrokenStackError,
@@ -22,6 +22,7 @@ from .hooks import (
     AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
+    HookTimeoutError,
     InputAgentState,
     JumpTo,
     ModelCallResult,
@@ -43,6 +44,17 @@ from .hooks import (
     wrap_model_call,
     wrap_tool_call,
 )
+from .structured_output import (
+    AutoStrategy,
+    MultipleStructuredOutputsError,
+    OutputToolBinding,
+    ProviderStrategy,
+    ProviderStrategyBinding,
+    ResponseFormat,
+    StructuredOutputError,
+    StructuredOutputValidationError,
+    ToolStrategy,
+)
 
 try:
     __version__ = version("funcware")
@@ -52,11 +64,13 @@ except PackageNotFoundError:  # imported from a checkout that was never installe
 __all__ = [
     "AgentMiddleware",
     "AgentState",
+    "AutoStrategy",
     "BridgeSettings",
     "BrokenStackError",
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
+    "HookTimeoutError",
     "InputAgentState",
     "InvalidJumpError",
     "JumpTo",
@@ -64,14 +78,22 @@ __all__ = [
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
+    "MultipleStructuredOutputsError",
     "OmitFromInput",
     "OmitFromOutput",
     "OmitFromSchema",
     "OutputAgentState",
+    "OutputToolBinding",
     "PrivateStateAttr",
+    "ProviderStrategy",
+    "ProviderStrategyBinding",
+    "ResponseFormat",
     "Runtime",
+    "StructuredOutputError",
+    "StructuredOutputValidationError",
     "ToolCallRequest",
     "ToolRuntime",
+    "ToolStrategy",
     "UnknownNodeError",
     "UnknownStateKeyError",
     "__version__",
@@ -85,6 +107,7 @@ __all__ = [
     "dynamic_prompt",
     "explain",
     "hook_config",
+    "run_error",
     "wrap_model_call",
     "wrap_tool_call",
 ]

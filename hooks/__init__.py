@@ -12,6 +12,7 @@ from .decorators import (
     wrap_tool_call,
 )
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .policies import HookTimeoutError
 from .types import (
     AgentState,
     ExtendedModelResponse,
@@ -38,6 +39,7 @@ __all__ = [
     "ExtendedModelResponse",
     "FunctionMiddleware",
     "HookImpl",
+    "HookTimeoutError",
     "InputAgentState",
     "JumpTo",
     "ModelCallResult",

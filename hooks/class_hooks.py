@@ -6,7 +6,7 @@ each hook method must be callable with the hook's arguments, ``a``-prefixed twin
 ``async def`` and the others not, and a method whose name is one slip away from a hook's
 (``before_modle``) or that carries ``@hook_config`` without being a hook is refused, since
 it would never be called. A node hook written as ``(self, state)`` is called without the
-runtime, as decorated functions are.
+runtime, as decorated functions are (see :mod:`.injection`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from langgraph._internal._runnable import KWARGS_CONFIG_KEYS
+
 __all__ = ["STATE_ONLY", "check_class"]
 
 STATE_ONLY = "state-only"
@@ -25,6 +27,8 @@ STATE_ONLY = "state-only"
 _NODE = ("before_agent", "before_model", "after_model", "after_agent")
 _WRAP = ("wrap_model_call", "wrap_tool_call")
 _METHODS = tuple(name for hook in _NODE + _WRAP for name in (hook, "a" + hook))
+
+_INJECTABLE = frozenset(key for key, *_ in KWARGS_CONFIG_KEYS) | {"runtime"}
 
 _checked: weakref.WeakKeyDictionary[type, dict[str, str]] = weakref.WeakKeyDictionary()
 
@@ -37,7 +41,15 @@ def _where(func: object) -> str:
 def _binds(func: Callable[..., Any], count: int) -> bool | None:
     """Whether ``func`` (unbound, with ``self``) takes ``count`` more arguments; None: unknown."""
     try:
-        inspect.signature(func, follow_wrapped=False).bind(None, *range(count))
+        signature = inspect.signature(func, follow_wrapped=False)
+        injected = {  # what langgraph passes by name (config, writer, store, ...)
+            p.name: None
+            for index, p in enumerate(signature.parameters.values())
+            if index > count
+            and p.default is p.empty
+            and (p.kind is p.KEYWORD_ONLY or p.name in _INJECTABLE)
+        }
+        signature.bind(None, *range(count), **injected)
     except TypeError:
         return False
     except ValueError:

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
+from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .policies import OnError, check_on_error, stash_options
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 from .wording import returned
 
@@ -142,15 +144,19 @@ def _friendly(options_of: Callable[..., Any] | None = None) -> Callable[[F], F]:
     """Check a public decorator's options before it runs, with messages that cite the caller.
 
     The allowed options are the keyword-only parameters of ``options_of`` (else of the
-    decorator itself), so an option added there is accepted here without more code.
+    decorator itself; node decorators use :func:`_lift`'s), so an option added there is
+    accepted here without more code.
     """
 
     def wrap(public: F) -> F:
         source = options_of or public
         params = inspect.signature(source).parameters
-        allowed = tuple(n for n, p in params.items() if p.kind is p.KEYWORD_ONLY)
+        allowed = tuple(
+            n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n != "decorator"
+        )
         name = public.__name__
-        takes_function = any(p.kind is p.POSITIONAL_ONLY for p in params.values())
+        own = inspect.signature(public).parameters.values()
+        takes_function = any(p.kind is p.POSITIONAL_ONLY for p in own)
 
         @functools.wraps(public)
         def checked(*args: Any, **options: Any) -> Any:
@@ -171,7 +177,7 @@ def _friendly(options_of: Callable[..., Any] | None = None) -> Callable[[F], F]:
                 )
             return public(*args, **options)
 
-        keywords = [p for p in params.values() if p.kind is p.KEYWORD_ONLY]
+        keywords = [params[n] for n in allowed]
         first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
         checked.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             (first if takes_function else []) + keywords
@@ -182,14 +188,23 @@ def _friendly(options_of: Callable[..., Any] | None = None) -> Callable[[F], F]:
 
 
 @_friendly()
-def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F], F]:
-    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``).
+def hook_config(
+    *,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    timeout: float | None = None,
+    always: bool = False,
+) -> Callable[[F], F]:
+    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``), its deadline
+    and whether an ``after_agent`` hook always runs.
 
     Put it above or below a hook decorator, or on a hook method of an
     ``AgentMiddleware`` subclass. Targets from several places are united.
 
     Options:
         can_jump_to: the targets the hook may return as ``{"jump_to": ...}``.
+        timeout: seconds the hook (a wrap hook: its layer and all inside it) may take
+            before ``HookTimeoutError``.
+        always: an ``after_agent`` hook that also runs when the run fails.
 
     Example::
 
@@ -198,10 +213,14 @@ def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F],
         def stop_on_done(state):
             return {"jump_to": "end"} if "DONE" in state["messages"][-1].text else None
     """
+    policies = timeout is not None or always
 
     def decorator(target: F) -> F:
         if isinstance(target, FunctionMiddleware):
-            _add_jumps_to_generated(target, can_jump_to)
+            if can_jump_to is not None or not policies:
+                _add_jumps_to_generated(target, can_jump_to)
+            if policies:
+                _add_policies_to_generated(target, timeout, always)
             return target
         if inspect.isclass(target):
             raise TypeError(
@@ -211,6 +230,9 @@ def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F],
                 "inside the class."
             )
         func = _check_function(target, "hook_config")
+        stash_options(
+            func, timeout=timeout, always=always, source=f"@hook_config on {_label(func)}"
+        )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
         setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
@@ -239,31 +261,62 @@ def _add_jumps_to_generated(
         setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
 
 
+def _add_policies_to_generated(
+    middleware: FunctionMiddleware[Any, Any], timeout: float | None, always: bool
+) -> None:
+    for impl in hook_impls(middleware).values():
+        if always and impl.hook != "after_agent":
+            raise TypeError(
+                f"@hook_config(always=True) was applied to middleware {middleware.name!r} "
+                f"({_label(middleware.__wrapped__)}), a {impl.hook} hook; only after_agent "
+                "hooks can always run."
+            )
+        name = impl.hook if impl.sync is not None else "a" + impl.hook
+        stash_options(
+            type(middleware).__dict__[name],
+            timeout=timeout,
+            always=always,
+            source=f"@hook_config on {_label(middleware.__wrapped__)}",
+        )
+
+
+def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
+    try:
+        inspect.signature(func).bind(
+            *range(call.positional), **{name: None for name, _, _ in call.extras}
+        )
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
 def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
-    if _binds(func, 2):
-        takes_runtime = True
-    elif _binds(func, 1):
-        takes_runtime = False
-    else:
+    call = injection_for(func)
+    if not _binds_call(func, call):
         raise TypeError(
             f"@{hook} cannot use {_label(func)}: a {hook} hook is called as f(state) or "
-            f"f(state, runtime), but its signature is {_signature_text(func)}. "
+            f"f(state, runtime) (and gets langgraph's config, writer, store, ... by name), "
+            f"but its signature is {_signature_text(func)}. "
             f"Define it as `def {getattr(func, '__name__', 'hook')}(state, runtime): ...`."
         )
+    takes_runtime = call.positional == 2
     if inspect.iscoroutinefunction(func):
 
-        async def async_node(self: Any, state: Any, runtime: Any) -> Any:
-            return await (func(state, runtime) if takes_runtime else func(state))
+        async def async_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            if takes_runtime:
+                return await func(state, runtime, **injected)
+            return await func(state, **injected)
 
         adapter: Callable[..., Any] = async_node
     else:
 
-        def sync_node(self: Any, state: Any, runtime: Any) -> Any:
-            return func(state, runtime) if takes_runtime else func(state)
+        def sync_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            return func(state, runtime, **injected) if takes_runtime else func(state, **injected)
 
         adapter = sync_node
-    if takes_runtime:
-        setattr(adapter, DIRECT_ATTR, func)
+    setattr(adapter, DIRECT_ATTR, func)  # agents call func itself, with what it declares
     return adapter
 
 
@@ -342,14 +395,26 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
+    source = f"@{decorator} for {_label(func)}"
+    policy = check_on_error(on_error, source)
+    if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
+        raise TypeError(
+            f"{'@hook_config' if not always else '@' + decorator}(always=True) on "
+            f"{_label(func)} has no effect on a {hook} hook; only after_agent hooks can "
+            "always run."
+        )
     _check_schema(state_schema, func, decorator)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
+    stash_options(method, timeout=timeout, always=always, source=source)
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
@@ -368,6 +433,7 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
+        "on_error": policy,
     }
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
@@ -394,6 +460,7 @@ def _node_decorator(hook: HookName) -> Any:
         tools: Sequence[BaseTool | dict[str, Any]] | None = None,
         can_jump_to: Sequence[JumpTo] | None = None,
         name: str | None = None,
+        **policies: Any,
     ) -> Any:
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
@@ -405,6 +472,7 @@ def _node_decorator(hook: HookName) -> Any:
                 tools=tools,
                 can_jump_to=can_jump_to,
                 name=name,
+                **policies,
             )
 
         return lift if func is None else lift(func)
@@ -429,8 +497,10 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
-@_friendly(_before_agent)
+@_friendly(_lift)
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
 
@@ -443,6 +513,9 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
         can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
 
     Example::
 
@@ -464,8 +537,10 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
-@_friendly(_before_model)
+@_friendly(_lift)
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run before every model call.
 
@@ -478,6 +553,9 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
         can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
 
     Example::
 
@@ -499,8 +577,10 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
-@_friendly(_after_model)
+@_friendly(_lift)
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run after every model call.
 
@@ -513,6 +593,9 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
         can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
 
     Example::
 
@@ -534,8 +617,11 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
 ) -> Lifted: ...
-@_friendly(_after_agent)
+@_friendly(_lift)
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
 
@@ -544,10 +630,14 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
     Use it bare (``@after_agent``) or with options (``@after_agent(name=...)``).
 
     Options:
-        name: the middleware's name (default: the function's); graph node ``"{name}.after_agent"``.
+        name: the middleware's name (default: the function's).
         can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        always: run it also when the run fails (see ``funcware.run_error``).
 
     Example::
 
@@ -568,6 +658,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 @_friendly()
 def wrap_model_call(
@@ -577,6 +669,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
@@ -589,6 +683,9 @@ def wrap_model_call(
         name: the middleware's name (default: the function's).
         state_schema: a TypedDict deriving from AgentState, for the state keys it writes.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
 
     Example::
 
@@ -609,6 +706,8 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
@@ -623,6 +722,8 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 @_friendly()
 def wrap_tool_call(
@@ -631,6 +732,8 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
@@ -641,6 +744,9 @@ def wrap_tool_call(
     Options:
         name: the middleware's name (default: the function's).
         tools: tools it brings to the agent; a dict schema it serves itself.
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
 
     Example::
 
@@ -658,6 +764,8 @@ def wrap_tool_call(
             decorator="wrap_tool_call",
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)
@@ -671,15 +779,27 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
 ) -> Lifted: ...
 @_friendly()
-def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
+def dynamic_prompt(
+    func: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
 
     Options:
         name: the middleware's name (default: the function's).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
 
     Example::
 
@@ -690,7 +810,13 @@ def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
-            target, "wrap_model_call", _prompt_adapter, decorator="dynamic_prompt", name=name
+            target,
+            "wrap_model_call",
+            _prompt_adapter,
+            decorator="dynamic_prompt",
+            name=name,
+            timeout=timeout,
+            on_error=on_error,
         )
 
     return lift if func is None else lift(func)

@@ -530,7 +530,7 @@ add(
     lambda: hook_config(plain_hook),  # type: ignore[arg-type]
     TypeError,
     "@hook_config needs its options in parentheses",
-    "@hook_config(can_jump_to=...)",
+    "@hook_config(can_jump_to=...",
     at=plain_hook,
 )
 add(
