@@ -42,6 +42,7 @@ from .routing import (
 )
 from .runs import as_agent_graph
 from .schema import input_output_schemas
+from .stream_guard import StreamGuard, with_held_field
 from .streaming import agent_metadata, agent_transformers
 from .structured import StructuredOutput
 
@@ -61,12 +62,19 @@ _NODE_SIGNATURE = _without_hook(run_node)
 _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
-def _hook_node(impl: HookImpl, known: frozenset[str], nodes: frozenset[str]) -> RunnableCallable:
+def _hook_node(
+    impl: HookImpl,
+    known: frozenset[str],
+    nodes: frozenset[str] | None = None,
+    guard: StreamGuard | None = None,
+) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    node = partial(run_node, impl, known=known, nodes=nodes)
-    anode = partial(run_node_async, impl, known=known, nodes=nodes)
+    node: Callable[..., Any] = partial(run_node, impl, known=known, nodes=nodes)
+    anode: Callable[..., Any] = partial(run_node_async, impl, known=known, nodes=nodes)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
+    if guard is not None and impl.label in guard.section:
+        node, anode = guard.after_node(impl.label, node), guard.aafter_node(impl.label, anode)
     return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
@@ -141,6 +149,7 @@ def create_agent(
     )
     plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
+    guard = StreamGuard.build(plan.middleware, hooks)
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
@@ -164,12 +173,14 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        guard=guard,
         structured=structured,
     )
 
-    input_schema, output_schema = input_output_schemas(plan.state_schema)
+    schema = with_held_field(plan.state_schema) if guard and guard.section else plan.state_schema
+    input_schema, output_schema = input_output_schemas(schema)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(
-        plan.state_schema,
+        schema,
         context_schema=context_schema,
         input_schema=input_schema,
         output_schema=output_schema,
@@ -180,7 +191,7 @@ def create_agent(
     node_hooks = [impl for hook in NODE_HOOKS for impl in hooks[hook]]
     nodes = frozenset(["model", *(["tools"] if tool_node else []), *(i.label for i in node_hooks)])
     for impl in node_hooks:
-        graph.add_node(impl.label, _hook_node(impl, plan.state_keys, nodes))
+        graph.add_node(impl.label, _hook_node(impl, plan.state_keys, nodes, guard))
 
     _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(

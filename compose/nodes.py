@@ -25,6 +25,7 @@ from .failures import note_raised
 from .jumplog import record_jump
 from .keys import check_keys, written_keys
 from .pauses import refuse_unresumable
+from .quiet import hidden_calls
 from .results import returned
 from .updates import update_writes
 
@@ -114,6 +115,11 @@ def check_node_result(
     )
 
 
+def _hiding(impl: HookImpl, config: RunnableConfig | None) -> RunnableConfig | None:
+    """The config to hide the hook's own model calls from, unless its middleware opts in."""
+    return None if getattr(impl.middleware, "stream_internal_calls", False) else config
+
+
 _NO_KWARGS: dict[str, Any] = {}
 
 
@@ -140,7 +146,7 @@ def run_node(
     ``Command`` may go only to those nodes.
     """
     try:
-        with runnable_config(config):
+        with runnable_config(config), hidden_calls(_hiding(impl, config)):
             if impl.sync is not None:
                 args, kwargs = _arguments(impl.sync_call, state, runtime, config)
                 result = impl.sync(*args, **kwargs)
@@ -172,7 +178,7 @@ async def run_node_async(
     ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
     """
     try:
-        with runnable_config(config):
+        with runnable_config(config), hidden_calls(_hiding(impl, config)):
             if impl.async_ is not None:
                 args, kwargs = _arguments(impl.async_call, state, runtime, config)
                 result = await impl.async_(*args, **kwargs)

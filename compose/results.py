@@ -5,11 +5,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
-from funcware.hooks.types import ExtendedModelResponse, ModelResponse
+from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
 from funcware.hooks.wording import a, returned
 
 from .keys import check_keys, written_keys
@@ -29,21 +29,10 @@ __all__ = [
 
 def checked_response(response: ModelResponse[Any], owner: str) -> ModelResponse[Any]:
     """``response`` if its ``result`` is a list of messages; else a ``TypeError`` for ``owner``."""
-    result: object = response.result
-    if type(result) is list and all(isinstance(item, BaseMessage) for item in result):
+    problem = result_problem(response.result)
+    if problem is None:
         return response
-    fix = "ModelResponse(result=[AIMessage(content=...)])"
-    if isinstance(result, BaseMessage):
-        problem = f"is {a(type(result).__name__)}, not a list"
-        fix = "ModelResponse(result=[message]) (or return the AIMessage itself)"
-    elif isinstance(result, list):
-        index, item = next((i, x) for i, x in enumerate(result) if not isinstance(x, BaseMessage))
-        problem = f"has {a(type(item).__name__)} at position {index}, not a message"
-    else:
-        problem = f"is {a(type(result).__name__)}, not a list of messages"
-        if isinstance(result, str):
-            problem += " (langchain-core would turn every character into a message)"
-    raise TypeError(f"{owner} returned a ModelResponse whose result {problem}. Write {fix}.")
+    raise TypeError(f"{owner} returned a ModelResponse whose result {problem}.")
 
 
 def as_model_response(value: object) -> ModelResponse[Any] | None:
@@ -109,12 +98,12 @@ def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None)
 
 def model_calls(known: frozenset[str] | None = None) -> CallKind:
     """The model-call onion kind; with ``known``, command writes must be state keys."""
-    return CallKind("wrap_model_call", partial(_normalize_model, known=known))
+    return CallKind("wrap_model_call", partial(_normalize_model, known=known), ModelResponse)
 
 
 def tool_calls(known: frozenset[str] | None = None) -> CallKind:
     """The tool-call onion kind; with ``known``, a returned Command must write state keys."""
-    return CallKind("wrap_tool_call", partial(_normalize_tool, known=known))
+    return CallKind("wrap_tool_call", partial(_normalize_tool, known=known), ToolMessage)
 
 
 MODEL_CALLS = model_calls()

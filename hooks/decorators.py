@@ -21,6 +21,7 @@ from typing_extensions import ParamSpec
 from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
 from .policies import OnError, check_on_error, stash_options
+from .streaming import StreamPolicy, check_stream_policy
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 from .wording import returned
 
@@ -385,6 +386,29 @@ def _check_schema(state_schema: object, func: Callable[..., Any], decorator: str
         )
 
 
+_GUARD_HOOKS = ("after_model", "wrap_model_call")
+
+
+def _stream_options(
+    func: Callable[..., Any], hook: HookName, decorator: str, stream: object, internal: object
+) -> dict[str, Any]:
+    """The class attributes for ``stream=`` and ``stream_internal_calls=``, if not defaults."""
+    owner = f"@{decorator} for {_label(func)}"
+    options: dict[str, Any] = {}
+    if stream != "pass":
+        if hook not in _GUARD_HOOKS:
+            raise TypeError(
+                f"{owner} got stream={stream!r}, but stream= governs what a guard lets through "
+                "to the stream and applies to after_model and wrap_model_call hooks only."
+            )
+        options["stream"] = check_stream_policy(stream, owner)
+    if internal is not False:
+        if internal is not True:
+            raise TypeError(f"{owner} got stream_internal_calls={internal!r}; use True or False.")
+        options["stream_internal_calls"] = True
+    return options
+
+
 def _lift(
     target: object,
     hook: HookName,
@@ -395,6 +419,8 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream: object = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
@@ -409,6 +435,7 @@ def _lift(
             "always run."
         )
     _check_schema(state_schema, func, decorator)
+    streaming = _stream_options(func, hook, decorator, stream, stream_internal_calls)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
@@ -433,6 +460,7 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
+        **streaming,
         "on_error": policy,
     }
     cls = type(class_name, (FunctionMiddleware,), namespace)
@@ -497,6 +525,7 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
 ) -> Lifted: ...
@@ -537,6 +566,7 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
 ) -> Lifted: ...
@@ -577,6 +607,8 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
 ) -> Lifted: ...
@@ -617,6 +649,7 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
@@ -658,6 +691,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
 ) -> Lifted: ...
@@ -669,6 +704,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
 ) -> Any:
@@ -706,6 +743,8 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            stream=stream,
+            stream_internal_calls=stream_internal_calls,
             timeout=timeout,
             on_error=on_error,
         )
