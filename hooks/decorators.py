@@ -113,7 +113,12 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
             f"{source} got can_jump_to={value!r} for {_label(func)}: {bad!r} "
             f"is not a jump target. Allowed targets: {', '.join(JUMP_TARGETS)}."
         )
-    return tuple(t for t in JUMP_TARGETS if t in items)
+    return _in_order(items)  # type: ignore[arg-type]
+
+
+def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
+    """Every target of ``groups`` once, in the order first declared (as LangChain keeps it)."""
+    return tuple(dict.fromkeys(t for group in groups for t in group))
 
 
 _NODE_HOOK_NAMES = "before_agent, before_model, after_model and after_agent"
@@ -236,7 +241,7 @@ def hook_config(
         )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
-        setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
         return target
 
     return decorator
@@ -259,7 +264,7 @@ def _add_jumps_to_generated(
         name = impl.hook if impl.sync is not None else "a" + impl.hook
         adapter = type(middleware).__dict__[name]
         old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
-        setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
 
 
 def _add_policies_to_generated(
@@ -445,7 +450,7 @@ def _lift(
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
-        setattr(method, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*jumps, *stashed)])
+        setattr(method, _JUMP_ATTR, list(_in_order(jumps, stashed)))
     elif getattr(func, _JUMP_ATTR, None):
         raise TypeError(
             f"@hook_config(can_jump_to=...) on {_label(func)} has no effect on a {hook} hook; "
@@ -759,6 +764,7 @@ def wrap_tool_call(
     func: None = None,
     /,
     *,
+    state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
     timeout: float | None = None,
@@ -769,6 +775,7 @@ def wrap_tool_call(
     func: Any = None,
     /,
     *,
+    state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
     timeout: float | None = None,
@@ -782,6 +789,7 @@ def wrap_tool_call(
 
     Options:
         name: the middleware's name (default: the function's).
+        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent; a dict schema it serves itself.
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
@@ -801,6 +809,7 @@ def wrap_tool_call(
             "wrap_tool_call",
             lambda f: _wrap_adapter(f, "wrap_tool_call"),
             decorator="wrap_tool_call",
+            state_schema=state_schema,
             tools=tools,
             name=name,
             timeout=timeout,
