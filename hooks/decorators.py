@@ -477,7 +477,13 @@ def after_model(
     on_error: OnError = "raise",
 ) -> Lifted: ...
 def after_model(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
+    """Lift ``func(state[, runtime])`` into a middleware that runs after every model call.
+
+    ``stream`` says how a guard's decisions govern the stream: ``"pass"`` (default),
+    ``"buffer"`` (hold the turn's tokens until the guard has run, then stream the message
+    as it left it) or ``SlidingWindow(chars=..., check=...)``; ``stream_internal_calls=True``
+    lets model calls the hook makes itself appear in the user's message stream.
+    """
     return _after_model(func, **options)
 
 
@@ -538,6 +544,9 @@ def wrap_model_call(
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
     ``timeout`` bounds the layer with everything inside it (the model call included).
+    ``stream`` (``"pass"``, ``"buffer"``, ``SlidingWindow(...)``) says how the layer's
+    decisions on the answer govern the stream, as for ``@after_model``;
+    ``stream_internal_calls=True`` shows the layer's own model calls in the user's stream.
     """
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:

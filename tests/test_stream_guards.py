@@ -655,3 +655,15 @@ def test_content_guard_recipe_never_streams_the_password(mode: str) -> None:
     streamed = _from_messages_stream(run_messages(agent, mode))
     assert "hunter2" not in json.dumps(list(streamed.values()))
     assert [text for text, _ in streamed.values()] == [content_guard.ContentGuard().refusal]
+
+
+def test_explain_shows_each_guards_stream_policy() -> None:
+    from funcware import explain
+
+    @wrap_model_call(stream=SlidingWindow(chars=40, check=redact))
+    def masker(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    text = str(explain([make_guard(), masker]))
+    assert "guard [stream=buffer] [may jump to end]" in text
+    assert "masker [stream=sliding window 40 chars]" in text
