@@ -30,6 +30,7 @@ from .always import with_always_run
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
+from .options import resolve_model
 from .plan import AgentPlan
 from .routing import (
     Places,
@@ -88,22 +89,8 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
     )
 
 
-def _check_model(model: object) -> BaseChatModel:
-    if isinstance(model, BaseChatModel):
-        return model
-    hint = ""
-    if isinstance(model, str):
-        hint = (
-            " funcware does not resolve model names; build the chat model yourself "
-            "(e.g. ChatOpenAI(model=...)) and pass it."
-        )
-    raise TypeError(
-        f"create_agent(model=...) got {model!r}; it must be a langchain-core BaseChatModel.{hint}"
-    )
-
-
 def create_agent(
-    model: BaseChatModel,
+    model: str | BaseChatModel,
     tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None = None,
     *,
     system_prompt: str | SystemMessage | None = None,
@@ -122,17 +109,21 @@ def create_agent(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
-    ``tools`` takes BaseTools, plain functions and dict JSON schemas (a dict tool is bound
-    to the model; a ``wrap_tool_call`` must serve its calls). Middleware may bring tools
-    and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
-    nodes) is refused with one ``ValueError`` listing every problem.
+    The parameters are LangChain's ``create_agent``'s, in its order and with its defaults.
+    ``model`` is a chat model or a ``"provider:model"`` string (resolved by LangChain's
+    ``init_chat_model``: the ``langchain`` extra). ``tools`` takes BaseTools, plain
+    functions and dict JSON schemas (a dict tool is bound to the model; a
+    ``wrap_tool_call`` must serve its calls). Middleware may bring tools and state
+    fields; ``state_schema`` wins every field clash. A broken stack (name clashes, schema
+    conflicts, jumps to missing nodes) is refused with one ``ValueError`` listing every
+    problem.
 
     ``response_format`` asks for structured output (``funcware.structured_output``): a
     schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,
     ``ProviderStrategy`` or ``AutoStrategy``; the parsed answer is the result's
     ``structured_response``.
     """
-    chat_model = _check_model(model)
+    chat_model = resolve_model(model)
     structured = StructuredOutput(response_format) if response_format is not None else None
     plan = AgentPlan.build(middleware, tools, state_schema)
     plan.response_format = structured.initial if structured is not None else None
@@ -261,8 +252,11 @@ def _wire(
             {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
         ),
     )
+    # Back to the loop entry only when something past the model can answer its tool calls
+    # (an after_model hook, a model wrap, structured output), as LangChain draws it.
+    can_loop = loop_exit != "model" or bool(hooks["wrap_model_call"]) or bool(structured)
     graph.add_conditional_edges(
         loop_exit,
         _edge(after_model_route(places, structured)),
-        sorted({"tools", places.exit, places.loop_entry}),
+        sorted({"tools", places.exit, *([places.loop_entry] if can_loop else [])}),
     )

@@ -110,7 +110,12 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
             f"{source} got can_jump_to={value!r} for {_label(func)}: {bad!r} "
             f"is not a jump target. Allowed targets: {', '.join(JUMP_TARGETS)}."
         )
-    return tuple(t for t in JUMP_TARGETS if t in items)
+    return _in_order(items)  # type: ignore[arg-type]
+
+
+def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
+    """Every target of ``groups`` once, in the order first declared (as LangChain keeps it)."""
+    return tuple(dict.fromkeys(t for group in groups for t in group))
 
 
 def hook_config(
@@ -142,7 +147,7 @@ def hook_config(
         )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
-        setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
         return target
 
     return decorator
@@ -165,7 +170,7 @@ def _add_jumps_to_generated(
         name = impl.hook if impl.sync is not None else "a" + impl.hook
         adapter = type(middleware).__dict__[name]
         old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
-        setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
 
 
 def _add_policies_to_generated(
@@ -351,7 +356,7 @@ def _lift(
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
-        setattr(method, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*jumps, *stashed)])
+        setattr(method, _JUMP_ATTR, list(_in_order(jumps, stashed)))
     elif getattr(func, _JUMP_ATTR, None):
         raise TypeError(
             f"@hook_config(can_jump_to=...) on {_label(func)} has no effect on a {hook} hook; "
@@ -574,6 +579,7 @@ def wrap_tool_call(
     func: None = None,
     /,
     *,
+    state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
     timeout: float | None = None,
@@ -583,6 +589,7 @@ def wrap_tool_call(
     func: Any = None,
     /,
     *,
+    state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
     timeout: float | None = None,
@@ -590,7 +597,8 @@ def wrap_tool_call(
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
-    ``timeout`` bounds the layer with everything inside it (the tool included).
+    Options: ``state_schema`` (fields the middleware adds), ``tools``, ``name``,
+    ``timeout`` (bounds the layer with everything inside it, the tool included), ``on_error``.
     """
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
@@ -599,6 +607,7 @@ def wrap_tool_call(
             "wrap_tool_call",
             lambda f: _wrap_adapter(f, "wrap_tool_call"),
             decorator="wrap_tool_call",
+            state_schema=state_schema,
             tools=tools,
             name=name,
             timeout=timeout,

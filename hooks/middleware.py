@@ -296,7 +296,7 @@ def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
         for target in getattr(getattr(func, "__func__", func), "__can_jump_to__", None) or ():
             if target not in found:
                 found.append(target)
-    return tuple(t for t in JUMP_TARGETS if t in found)
+    return tuple(t for t in JUMP_TARGETS if t in found)  # canonical order for the plan
 
 
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
