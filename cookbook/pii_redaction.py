@@ -16,8 +16,9 @@ Three small hooks, composed into one middleware:
   ``stream=SlidingWindow(chars=64, check=redact)``) masks the model's answer as it
   streams: its text goes through ``redact`` and reaches the user 64 characters behind the
   newest token (enough to see a whole address or card number before showing any of it);
-  the answer the state keeps is exactly what was streamed. Tool-call arguments are held
-  to the end of the message and checked too.
+  the answer the state keeps is exactly what was streamed (the hook masks it too, so
+  the state is masked wherever the middleware runs). Tool-call arguments are held to
+  the end of the message and checked too.
 
 How to adapt: add patterns to ``PATTERNS`` (phone numbers, IBANs) or check card numbers
 with the Luhn algorithm to avoid masking order numbers; replace each value with a stable
@@ -102,8 +103,12 @@ def redact_tool_output(
 def redact_model_output(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:
-    """Nothing to do here: funcware applies ``redact`` to the answer as it streams."""
-    return handler(request)
+    """Mask the answer the state keeps; ``stream=`` masks what streams the same way."""
+    response = handler(request)
+    return ModelResponse(
+        result=[_redact_message(m) for m in response.result],
+        structured_response=response.structured_response,
+    )
 
 
 pii_redaction = compose(
