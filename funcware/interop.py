@@ -8,6 +8,7 @@ when :func:`to_langchain` is called.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any, Optional
 
 from langchain_core.runnables import RunnableConfig
@@ -23,7 +24,7 @@ from .hooks.lc_bridge import (
     to_lc_request,
     to_lc_result,
 )
-from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
 from .hooks.types import AgentState
 
 __all__ = ["to_langchain", "to_langchain_format"]
@@ -54,8 +55,16 @@ def _node_methods(impl: HookImpl) -> dict[str, Any]:
     sync, async_ = impl.sync, impl.async_
     assert sync is not None and async_ is not None
 
-    def run(self: Any, state: Any, runtime: Any) -> Any:
-        return sync(state, runtime)
+    # Both take ``config`` (langgraph injects what the sync one declares into both), made
+    # current on Python 3.10's async path so a composite finds the graph's reducers.
+    def run(
+        self: Any,
+        state: Any,
+        runtime: Any,
+        config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    ) -> Any:
+        with runnable_config(config):
+            return sync(state, runtime)
 
     async def arun(
         self: Any,
@@ -63,7 +72,7 @@ def _node_methods(impl: HookImpl) -> dict[str, Any]:
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> Any:
-        with runnable_config(config):  # on Python 3.10, so a composite finds the graph's reducers
+        with runnable_config(config):
             return await async_(state, runtime)
 
     for method in (run, arun):
@@ -143,6 +152,23 @@ def _check_model_jumps(stack: ComposedMiddleware) -> None:
             )
 
 
+def _warn_stream(stack: ComposedMiddleware) -> None:
+    for member in stack.members:
+        policy = getattr(member, "stream", "pass")
+        internal = getattr(member, "stream_internal_calls", False)
+        if policy != "pass" or internal:
+            warnings.warn(
+                f"to_langchain: middleware {member.name!r} ({origin(member)}) sets "
+                f"stream={policy!r}"
+                + (", stream_internal_calls=True" if internal else "")
+                + ", which LangChain's create_agent does not apply: its stream shows the "
+                "model's tokens before the guard runs. Its hooks still change the state. "
+                "Run it with funcware.create_agent to have the guard govern the stream.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
 def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     """A LangChain ``AgentMiddleware`` running ``middleware`` (decorated, class or composite).
 
@@ -153,7 +179,8 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     them as middleware tools), and so is an ``after_agent(always=True)`` hook (LangChain
     skips ``after_agent`` when a run fails), and a composite whose ``before_model`` member
     after the first may jump to ``"model"`` (LangChain cannot loop a node to itself).
-    Deadlines and ``on_error`` still apply.
+    Deadlines and ``on_error`` still apply; a ``stream=`` policy does not (LangChain
+    streams tokens before guards run), with a warning.
     """
     lc = _langchain_types()
     if isinstance(middleware, lc.AgentMiddleware):
@@ -162,6 +189,7 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     _check_tools(stack)
     _check_always(stack)
     _check_model_jumps(stack)
+    _warn_stream(stack)
     name = middleware.name
     namespace: dict[str, Any] = {
         "__module__": __name__,
