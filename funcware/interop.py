@@ -16,6 +16,7 @@ from .compose import ComposedMiddleware, compose
 from .hooks.lc_bridge import (
     from_lc_request,
     from_lc_result,
+    lc_format,
     swap_omit_markers,
     to_lc_request,
     to_lc_result,
@@ -23,7 +24,7 @@ from .hooks.lc_bridge import (
 from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .hooks.types import AgentState
 
-__all__ = ["to_langchain"]
+__all__ = ["to_langchain", "to_langchain_format"]
 
 
 def _langchain_types() -> Any:
@@ -134,3 +135,12 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
         namespace.update(_tool_methods(stack))
     cls = type(f"LangChain_{type(middleware).__name__}", (lc.AgentMiddleware,), namespace)
     return cls()
+
+
+def to_langchain_format(response_format: Any) -> Any:
+    """``response_format`` for LangChain's ``create_agent``: a funcware ``ToolStrategy``,
+    ``ProviderStrategy`` or ``AutoStrategy`` as LangChain's (same fields and tool names);
+    a plain schema, LangChain's own strategy or ``None`` unchanged."""
+    _langchain_types()
+    importlib.import_module("langchain.agents.structured_output")
+    return lc_format(response_format)

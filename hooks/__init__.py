@@ -13,6 +13,7 @@ from .decorators import (
 )
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .policies import HookTimeoutError
+from .streaming import SlidingWindow, StreamPolicy
 from .types import (
     AgentState,
     ExtendedModelResponse,
@@ -50,6 +51,8 @@ __all__ = [
     "OmitFromSchema",
     "OutputAgentState",
     "PrivateStateAttr",
+    "SlidingWindow",
+    "StreamPolicy",
     "ToolCallRequest",
     "ToolRuntime",
     "after_agent",
