@@ -148,7 +148,7 @@ def test_errors_are_caught_as_langchains_classes(build: Build) -> None:
 
 def test_funcware_errors_are_langchains_too() -> None:
     error = funcware.StructuredOutputValidationError("Invoice", ValueError("x"), AIMessage(""))
-    from funcware.compose.structured_errors import with_langchain_class
+    from funcware.hooks.structured_errors import with_langchain_class
 
     twin = with_langchain_class(error)
     assert isinstance(twin, funcware.StructuredOutputValidationError)
@@ -281,3 +281,42 @@ def test_to_langchain_format_converts_funcware_strategies_once() -> None:
     assert isinstance(native, lc_so.ProviderStrategy) and native.schema_spec.strict is True
     assert to_langchain_format(Invoice) is Invoice
     assert to_langchain_format(None) is None
+
+
+def test_each_kind_of_middleware_sees_its_own_librarys_strategy() -> None:
+    users = lc_so.ToolStrategy(Invoice | Receipt)
+    seen: list[Any] = []
+
+    @funcware.wrap_model_call
+    def ours(request: funcware.ModelRequest[Any], handler: Any) -> Any:
+        seen.append(request.response_format)
+        return handler(request)
+
+    theirs = ReceiptsOnly()
+    model = ScriptedChatModel(responses=[Receipt(number="R-3")])
+    agent = funcware.create_agent(model, response_format=users, middleware=[ours, theirs])
+    assert agent.invoke(hi())["structured_response"] == Receipt(number="R-3")
+    assert isinstance(seen[0], funcware.ToolStrategy)
+    assert [spec.name for spec in seen[0].schema_specs] == ["Invoice", "Receipt"]
+    assert theirs.seen == [users]  # the user's own object, not a copy
+
+
+def test_a_funcware_wrap_in_langchains_agent_sees_funcwares_strategy() -> None:
+    seen: list[Any] = []
+
+    @funcware.wrap_model_call
+    def narrow(request: funcware.ModelRequest[Any], handler: Any) -> Any:
+        seen.append(request.response_format)
+        if isinstance(request.response_format, funcware.ToolStrategy):
+            request = request.override(response_format=funcware.ToolStrategy(Invoice))
+        return handler(request)
+
+    model = ScriptedChatModel(responses=[Invoice(total=4)])
+    agent = lc_agents.create_agent(
+        model,
+        response_format=lc_so.ToolStrategy(Invoice | Receipt),
+        middleware=[to_langchain(narrow)],
+    )
+    assert agent.invoke(hi())["structured_response"] == Invoice(total=4)
+    assert isinstance(seen[0], funcware.ToolStrategy)
+    assert model.calls[0].tool_names == ["Invoice"]
