@@ -5,9 +5,19 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from langgraph.runtime import Runtime
 
 from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain, run_error
+from .compose.bridge import BridgeSettings, configure_bridge
+from .errors import (
+    BrokenStackError,
+    InvalidJumpError,
+    MissingCheckpointerError,
+    UnknownNodeError,
+    UnknownStateKeyError,
+)
 from .hooks import (
     AgentMiddleware,
     AgentState,
@@ -48,16 +58,25 @@ from .structured_output import (
     ToolStrategy,
 )
 
+try:
+    __version__ = version("funcware")
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
     "AgentMiddleware",
     "AgentState",
     "AutoStrategy",
+    "BridgeSettings",
+    "BrokenStackError",
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
     "HookTimeoutError",
     "InputAgentState",
+    "InvalidJumpError",
     "JumpTo",
+    "MissingCheckpointerError",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
@@ -79,11 +98,15 @@ __all__ = [
     "ToolCallRequest",
     "ToolRuntime",
     "ToolStrategy",
+    "UnknownNodeError",
+    "UnknownStateKeyError",
+    "__version__",
     "after_agent",
     "after_model",
     "before_agent",
     "before_model",
     "compose",
+    "configure_bridge",
     "create_agent",
     "dynamic_prompt",
     "explain",

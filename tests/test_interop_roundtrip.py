@@ -200,7 +200,11 @@ def test_the_same_stack_runs_the_same_in_both_libraries(mode: str) -> None:
     assert outcomes["funcware"] == outcomes["langchain"]
 
 
-@pytest.mark.parametrize("name", cookbook.RECIPES)
+FUNCWARE_ONLY = {"resilient_hooks"}
+"""Recipes whose demo needs funcware's create_agent (always-run cleanup; not convertible)."""
+
+
+@pytest.mark.parametrize("name", [r for r in cookbook.RECIPES if r not in FUNCWARE_ONLY])
 def test_cookbook_recipe_runs_the_same_in_langchain(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
