@@ -320,3 +320,64 @@ def test_a_funcware_wrap_in_langchains_agent_sees_funcwares_strategy() -> None:
     assert agent.invoke(hi())["structured_response"] == Invoice(total=4)
     assert isinstance(seen[0], funcware.ToolStrategy)
     assert model.calls[0].tool_names == ["Invoice"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gpt-4o",
+        "openai:gpt-4o-mini",
+        "gpt-4",
+        "gpt-4.1-nano",
+        "gpt-5",
+        "gpt-5.2",
+        "gpt-5.2-2025-12-11",
+        "gpt-5.2-mini",
+        "gpt-5.2-codex",
+        "gpt-5.4-nano",
+        "gpt-5.4-pro",
+        "gpt-6-sol",
+        "azure/gpt-5.5",
+        "claude-sonnet-4-5-20250929",
+        "anthropic:claude-opus-4-8",
+        "claude-opus-4-1",
+        "claude-haiku-4-5-20251001-v1:0",
+        "claude-3-5-sonnet",
+        "grok-4",
+        "grok-4.1-fast",
+        "grok-3",
+        "grok-build",
+        "gemini-2.5-pro",
+        "llama-3.1-70b",
+        "",
+    ],
+)
+def test_the_native_choice_by_model_name_matches_langchain(name: str) -> None:
+    from funcware.compose.structured import supports_provider_strategy
+
+    factory = require_langchain("langchain.agents.factory")
+    assert supports_provider_strategy(name) == factory._supports_provider_strategy(name)
+
+    class Named(ScriptedChatModel):
+        model_name: str = name
+
+    model = Named(responses=[])
+    assert supports_provider_strategy(model) == factory._supports_provider_strategy(model)
+
+
+@pytest.mark.parametrize(
+    ("name", "tools"),
+    [("gemini-2.5-pro", []), ("gemini-2.5-pro", ["t"]), ("gemini-3-pro", ["t"]), ("x", ["t"])],
+)
+def test_the_native_choice_by_profile_matches_langchain(name: str, tools: list[Any]) -> None:
+    from funcware.compose.structured import supports_provider_strategy
+
+    factory = require_langchain("langchain.agents.factory")
+
+    class Profiled(ScriptedChatModel):
+        model_name: str = name
+
+    model = Profiled(responses=[], profile={"structured_output": True})
+    ours = supports_provider_strategy(model, tools)
+    assert ours == factory._supports_provider_strategy(model, tools=tools)
+    assert ours is not (name == "gemini-2.5-pro" and bool(tools))
