@@ -5,13 +5,19 @@ from .chain import ComposedMiddleware, compose
 from .explain import Explanation, explain
 from .keys import UnknownStateKeyError
 from .nodes import InvalidJumpError
+from .observe import UndeclaredEffectError
+from .ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
 from .plan import BrokenStackError
 
 __all__ = [
     "BrokenStackError",
     "ComposedMiddleware",
+    "Conflict",
     "Explanation",
     "InvalidJumpError",
+    "MiddlewareOrderError",
+    "MiddlewareOrderWarning",
+    "UndeclaredEffectError",
     "UnknownStateKeyError",
     "compose",
     "create_agent",

@@ -29,6 +29,7 @@ from funcware.hooks.middleware import AgentMiddleware, HookImpl
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
+from .ordering import EffectsMode, Order, check_choice
 from .plan import AgentPlan
 from .routing import Places, after_model_route, after_tools_route, jump_route
 from .schema import input_output_schemas
@@ -103,6 +104,8 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    order: Order = "check",
+    effects: EffectsMode = "warn",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -110,9 +113,17 @@ def create_agent(
     to the model; a ``wrap_tool_call`` must serve its calls). Middleware may bring tools
     and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
     nodes) is refused with one ``ValueError`` listing every problem.
+
+    ``order="check"`` (default) refuses a list that breaks a declared ordering constraint
+    (``MiddlewareOrderError``, with an order that satisfies them); ``order="auto"`` sorts
+    it. ``effects="warn"`` (default) warns of effects two declared middleware touch with
+    no constraint ordering them; ``effects="strict"`` makes that an error and watches,
+    at run time, that every declared layer does only what it declared.
     """
     chat_model = _check_model(model)
-    plan = AgentPlan.build(middleware, tools, state_schema)
+    check_choice(order, "order", ("check", "auto"), "create_agent()")
+    check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
+    plan = AgentPlan.build(middleware, tools, state_schema, order=order, effects=effects)
     hooks = plan.hooks
 
     tool_node: ToolNode | None = None

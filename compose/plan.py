@@ -26,7 +26,9 @@ from funcware.hooks.middleware import (
 )
 from funcware.hooks.types import AgentState
 
-from .chain import flatten
+from .chain import ComposedMiddleware, flatten
+from .observe import observed
+from .ordering import EffectsMode, Order, OrderReport, arrange, enforce
 from .schema import merge_schemas, reducer_keys
 
 __all__ = ["AgentPlan", "BrokenStackError"]
@@ -75,6 +77,8 @@ class AgentPlan:
     tool_owners: list[tuple[str, str]] = field(default_factory=list)
     """``(owner, tool name)`` for every tool: "the agent" or "middleware 'x'"."""
     problems: list[str] = field(default_factory=list)
+    ordering: OrderReport | None = None
+    """The order check: declarations, constraints, conflicts, what ``order="auto"`` moved."""
 
     @cached_property
     def state_keys(self) -> frozenset[str]:
@@ -99,15 +103,30 @@ class AgentPlan:
         state_schema: type | None = None,
         *,
         strict: bool = True,
+        order: Order = "check",
+        effects: EffectsMode = "warn",
     ) -> AgentPlan:
         """Work out and check the plan.
 
         With ``strict`` (``create_agent``), any problem raises one :class:`BrokenStackError`
-        listing them all; otherwise they are left in :attr:`problems` (``explain``).
+        listing them all; otherwise they are left in :attr:`problems` (``explain``). The
+        order is checked (or sorted, ``order="auto"``) first: see ``ordering.arrange``;
+        ``effects="strict"`` watches every declared layer (see ``observe``).
         """
-        members = flatten(middleware)
+        given = flatten(middleware)
+        ordering = arrange(given, order)
+        if strict:
+            enforce(ordering, effects, "create_agent", skip=_checked_by_compose(middleware))
+        members = ordering.order
         problems = _name_clashes(members)
+        if not strict:
+            problems.extend(ordering.problems)
         impls = [hook_impls(m) for m in members]
+        if effects == "strict":
+            impls = [
+                {hook: observed(impl, decl) for hook, impl in found.items()}
+                for found, decl in zip(impls, ordering.declarations, strict=True)
+            ]
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
         owned_tools = [("the agent", _as_tool(t)) for t in tools or ()]
         owned_tools += [
@@ -135,6 +154,7 @@ class AgentPlan:
             reducer_keys=reducer_keys(schema),
             tool_owners=[(owner, _tool_name(t)) for owner, t in owned_tools],
             problems=problems,
+            ordering=ordering,
         )
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
@@ -152,6 +172,16 @@ class AgentPlan:
             for impl in self.hooks[hook]
             if "tools" in impl.can_jump_to
         ]
+
+
+def _checked_by_compose(middleware: Sequence[object]) -> frozenset[tuple[str, str]]:
+    """The conflicts that a ``compose()`` in the list already warned about."""
+    return frozenset(
+        (c.outer, c.inner)
+        for m in middleware
+        if isinstance(m, ComposedMiddleware)
+        for c in m.ordering.conflicts
+    )
 
 
 def _name_clashes(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> list[str]:

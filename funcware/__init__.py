@@ -7,7 +7,16 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 
 from langgraph.runtime import Runtime
 
-from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain
+from .compose import (
+    ComposedMiddleware,
+    Explanation,
+    MiddlewareOrderError,
+    MiddlewareOrderWarning,
+    UndeclaredEffectError,
+    compose,
+    create_agent,
+    explain,
+)
 from .hooks import (
     AgentMiddleware,
     AgentState,
@@ -42,6 +51,8 @@ __all__ = [
     "ExtendedModelResponse",
     "InputAgentState",
     "JumpTo",
+    "MiddlewareOrderError",
+    "MiddlewareOrderWarning",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
@@ -53,6 +64,7 @@ __all__ = [
     "Runtime",
     "ToolCallRequest",
     "ToolRuntime",
+    "UndeclaredEffectError",
     "after_agent",
     "after_model",
     "before_agent",

@@ -11,6 +11,7 @@ from .decorators import (
     wrap_model_call,
     wrap_tool_call,
 )
+from .effects import EFFECTS, Declaration, declarations
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .types import (
     AgentState,
@@ -30,11 +31,13 @@ from .types import (
 )
 
 __all__ = [
+    "EFFECTS",
     "HOOKS",
     "NODE_HOOKS",
     "WRAP_HOOKS",
     "AgentMiddleware",
     "AgentState",
+    "Declaration",
     "ExtendedModelResponse",
     "FunctionMiddleware",
     "HookImpl",
@@ -54,6 +57,7 @@ __all__ = [
     "after_model",
     "before_agent",
     "before_model",
+    "declarations",
     "dynamic_prompt",
     "hook_config",
     "hook_impls",

@@ -4,18 +4,25 @@
 the function (or ``name=``) and return its instance. The instance stays callable exactly
 like the function, so it can be unit-tested without an agent. ``hook_config`` stashes jump
 targets on a function and works above or below the hook decorator, in either order.
+
+Every hook decorator takes ``name=`` and the declarations ``reads=``, ``writes=`` (effect
+names), ``outside=``, ``inside=``, ``requires=`` (other middleware) and ``position=``
+(``"outermost"``/``"innermost"``), checked here and kept as the generated class's
+attributes (see ``funcware.hooks.effects``); node hooks also take ``state_schema=``,
+``tools=`` and ``can_jump_to=``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
+from .effects import ATTRS, Position, check_applies, declare
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
@@ -253,9 +260,11 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    declared: dict[str, Any] | None = None,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
     _check_schema(state_schema, func, decorator)
+    declaration = _declaration(func, decorator, hook, declared or {})
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
@@ -280,10 +289,32 @@ def _lift(
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
     }
+    if declaration is not None:
+        namespace.update({key: getattr(declaration, key) for key in ATTRS})
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
     functools.update_wrapper(instance, func, updated=())
     return instance
+
+
+def _declaration(
+    func: Callable[..., Any], decorator: str, hook: HookName, declared: dict[str, Any]
+) -> Any:
+    """The checked ``reads=``/``writes=``/ordering keywords of one decorated hook."""
+    source = f"@{decorator} for {_label(func)}"
+    if decorator == "dynamic_prompt" and any(v is not None for v in declared.values()):
+        declared = {
+            **declared,
+            "writes": [*(declared.get("writes") or ()), "request.system_message"],
+        }
+    declaration = declare(source, **declared)
+    if declaration is not None:
+        check_applies(declaration, hook, source)
+    return declaration
+
+
+def _declared(**values: Any) -> dict[str, Any]:
+    return {key: values[key] for key in ATTRS}
 
 
 class Lifted(Protocol):
@@ -305,7 +336,22 @@ def _node_decorator(hook: HookName) -> Any:
         tools: Sequence[BaseTool | dict[str, Any]] | None = None,
         can_jump_to: Sequence[JumpTo] | None = None,
         name: str | None = None,
+        reads: object = None,
+        writes: object = None,
+        outside: object = None,
+        inside: object = None,
+        requires: object = None,
+        position: object = None,
     ) -> Any:
+        declared = _declared(
+            reads=reads,
+            writes=writes,
+            outside=outside,
+            inside=inside,
+            requires=requires,
+            position=position,
+        )
+
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
                 target,
@@ -316,6 +362,7 @@ def _node_decorator(hook: HookName) -> Any:
                 tools=tools,
                 can_jump_to=can_jump_to,
                 name=name,
+                declared=declared,
             )
 
         return lift if func is None else lift(func)
@@ -340,6 +387,12 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
@@ -357,6 +410,12 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
@@ -374,6 +433,12 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
@@ -391,6 +456,12 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
@@ -407,6 +478,12 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 def wrap_model_call(
     func: Any = None,
@@ -415,8 +492,26 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Any:
-    """Lift ``func(request, handler)`` into a middleware around every model call."""
+    """Lift ``func(request, handler)`` into a middleware around every model call.
+
+    Options: ``state_schema``, ``tools``, ``name``; the declarations ``reads``, ``writes``,
+    ``outside``, ``inside``, ``requires``, ``position`` (see ``funcware.hooks.effects``).
+    """
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -427,6 +522,7 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            declared=declared,
         )
 
     return lift if func is None else lift(func)
@@ -441,6 +537,12 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 def wrap_tool_call(
     func: Any = None,
@@ -448,8 +550,26 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Any:
-    """Lift ``func(request, handler)`` into a middleware around every tool call."""
+    """Lift ``func(request, handler)`` into a middleware around every tool call.
+
+    Options: ``tools``, ``name``; the declarations ``reads``, ``writes``, ``outside``,
+    ``inside``, ``requires``, ``position`` (see ``funcware.hooks.effects``).
+    """
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -459,6 +579,7 @@ def wrap_tool_call(
             decorator="wrap_tool_call",
             tools=tools,
             name=name,
+            declared=declared,
         )
 
     return lift if func is None else lift(func)
@@ -472,16 +593,48 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
-def dynamic_prompt(func: Any = None, /, *, name: str | None = None) -> Any:
+def dynamic_prompt(
+    func: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
+) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
+    Declarations (``reads``, ``writes``, ``outside``, ...) as for ``wrap_model_call``;
+    a declared prompt always writes ``request.system_message``.
     """
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
-            target, "wrap_model_call", _prompt_adapter, decorator="dynamic_prompt", name=name
+            target,
+            "wrap_model_call",
+            _prompt_adapter,
+            decorator="dynamic_prompt",
+            name=name,
+            declared=declared,
         )
 
     return lift if func is None else lift(func)
