@@ -1,6 +1,7 @@
 """funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``."""
 
 from .agent import create_agent
+from .always import AlwaysRunGraph, run_error
 from .chain import ComposedMiddleware, compose
 from .explain import Explanation, explain
 from .keys import UnknownStateKeyError
@@ -10,6 +11,7 @@ from .ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
 from .plan import BrokenStackError
 
 __all__ = [
+    "AlwaysRunGraph",
     "BrokenStackError",
     "ComposedMiddleware",
     "Conflict",
@@ -22,4 +24,5 @@ __all__ = [
     "compose",
     "create_agent",
     "explain",
+    "run_error",
 ]

@@ -24,15 +24,24 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import AgentMiddleware, HookImpl
+from funcware.hooks.middleware import AgentMiddleware, HookImpl, TransformerFactory
 
+from .always import with_always_run
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
 from .ordering import EffectsMode, Order, check_choice
 from .plan import AgentPlan
-from .routing import Places, after_model_route, after_tools_route, jump_route
+from .routing import (
+    Places,
+    after_model_route,
+    after_tools_route,
+    jump_route,
+    structured_retry_route,
+)
 from .schema import input_output_schemas
+from .streaming import agent_metadata, agent_transformers
+from .structured import StructuredOutput
 
 __all__ = ["create_agent"]
 
@@ -95,6 +104,7 @@ def create_agent(
     *,
     system_prompt: str | SystemMessage | None = None,
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    response_format: Any = None,
     state_schema: type[Any] | None = None,
     context_schema: type[Any] | None = None,
     checkpointer: Checkpointer = None,
@@ -104,6 +114,7 @@ def create_agent(
     debug: bool = False,
     name: str | None = None,
     cache: Any = None,
+    transformers: Sequence[TransformerFactory] | None = None,
     order: Order = "check",
     effects: EffectsMode = "warn",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -114,6 +125,11 @@ def create_agent(
     and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
     nodes) is refused with one ``ValueError`` listing every problem.
 
+    ``response_format`` asks for structured output (``funcware.structured_output``): a
+    schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,
+    ``ProviderStrategy`` or ``AutoStrategy``; the parsed answer is the result's
+    ``structured_response``.
+
     ``order="check"`` (default) refuses a list that breaks a declared ordering constraint
     (``MiddlewareOrderError``, with an order that satisfies them); ``order="auto"`` sorts
     it. ``effects="warn"`` (default) warns of effects two declared middleware touch with
@@ -121,9 +137,11 @@ def create_agent(
     at run time, that every declared layer does only what it declared.
     """
     chat_model = _check_model(model)
+    structured = StructuredOutput(response_format) if response_format is not None else None
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
     plan = AgentPlan.build(middleware, tools, state_schema, order=order, effects=effects)
+    plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
 
     tool_node: ToolNode | None = None
@@ -148,6 +166,7 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        structured=structured,
     )
 
     input_schema, output_schema = input_output_schemas(plan.state_schema)
@@ -164,7 +183,7 @@ def create_agent(
         for impl in hooks[hook]:
             graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
 
-    _wire(graph, plan, tool_node)
+    _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(
         checkpointer=checkpointer,
         store=store,
@@ -173,15 +192,22 @@ def create_agent(
         debug=debug,
         name=name or "LangGraph",
         cache=cache,
+        transformers=agent_transformers(plan.middleware, transformers),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
-    compiled.config = merge_configs(compiled.config, {"recursion_limit": RECURSION_LIMIT})
+    compiled.config = merge_configs(
+        compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
+    )
+    compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
     return compiled
 
 
 def _wire(
-    graph: StateGraph[Any, Any, Any, Any], plan: AgentPlan, tool_node: ToolNode | None
+    graph: StateGraph[Any, Any, Any, Any],
+    plan: AgentPlan,
+    tool_node: ToolNode | None,
+    structured: frozenset[str],
 ) -> None:
     hooks = plan.hooks
     before_agent = [i.label for i in hooks["before_agent"]]
@@ -216,6 +242,13 @@ def _wire(
             link(node, nxt)
     loop_exit = after_model[-1] if after_model else "model"
 
+    if tool_node is None and structured:  # answer in the model step, or ask again
+        graph.add_conditional_edges(
+            loop_exit,
+            _edge(structured_retry_route(places)),
+            sorted({places.loop_entry, places.exit}),
+        )
+        return
     if tool_node is None:
         if loop_exit == "model":
             graph.add_edge("model", places.exit)
@@ -223,13 +256,16 @@ def _wire(
             link(loop_exit, places.exit)
         return
     return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
+    executable = frozenset(tool_node.tools_by_name)
     graph.add_conditional_edges(
         "tools",
-        _edge(after_tools_route(places, return_direct, frozenset(tool_node.tools_by_name))),
-        sorted({places.loop_entry, places.exit} if return_direct else {places.loop_entry}),
+        _edge(after_tools_route(places, return_direct, executable, structured)),
+        sorted(
+            {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
+        ),
     )
     graph.add_conditional_edges(
         loop_exit,
-        _edge(after_model_route(places)),
+        _edge(after_model_route(places, structured)),
         sorted({"tools", places.exit, places.loop_entry}),
     )

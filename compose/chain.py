@@ -38,6 +38,7 @@ from .onion import build_async, build_sync
 from .ordering import Order, arrange, check_choice, enforce, united_declaration
 from .results import MODEL_CALLS, TOOL_CALLS, as_model_response
 from .schema import merge_schemas, reducer_keys
+from .streaming import member_transformers
 from .updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
 
 __all__ = ["ComposedMiddleware", "compose", "flatten"]
@@ -103,6 +104,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             name=f"ComposedState_{len(self.members)}",
         )
         self.tools = [tool for m in self.members for tool in getattr(m, "tools", ())]
+        self.transformers = member_transformers(self.members)
         self._reducers = reducer_keys(self.state_schema)
         member_hooks = [hook_impls(m) for m in self.members]
         self._by_hook: dict[HookName, list[HookImpl]] = {

@@ -2,9 +2,11 @@
 
 It shows what ``agent.get_graph()`` cannot: the order node hooks run in, the onion of
 model and tool wraps (outermost first), declared jumps, contributed tools and the state
-fields each middleware adds (private ones marked); and, when any middleware declares
-effects or constraints, each one's declaration, why each sits where it does, what
-``order="auto"`` moved, and the conflicts (also in :attr:`Explanation.conflicts`).
+fields each middleware adds (private ones marked), and each hook's options: its deadline
+(``timeout 2s``), a failure policy other than raising (``on_error=continue``) and always-run
+cleanup (``always``); and, when any middleware declares effects or constraints, each one's
+declaration, why each sits where it does, what ``order="auto"`` moved, and the conflicts
+(also in :attr:`Explanation.conflicts`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from funcware.hooks.types import AgentState, OmitFromSchema
 from .ordering import Conflict
 from .plan import AgentPlan
 from .schema import field_metadata, strip_required
+from .structured import describe_format
 
 __all__ = ["Explanation", "explain"]
 
@@ -51,6 +54,16 @@ def _own_fields(schema: type) -> list[str]:
     base = get_type_hints(AgentState, include_extras=True)
     fields = get_type_hints(schema, include_extras=True)
     return [_describe_field(key, ann) for key, ann in fields.items() if key not in base]
+
+
+def _options(impl: HookImpl) -> str:
+    """`` [timeout 2s, on_error=continue, always]``, or ``""`` for a hook with none."""
+    marks = [f"timeout {impl.timeout:g}s"] if impl.timeout is not None else []
+    if impl.on_error != "raise":
+        marks.append(f"on_error={impl.on_error}")
+    if impl.always:
+        marks.append("always")
+    return f" [{', '.join(marks)}]" if marks else ""
 
 
 @dataclass(frozen=True)
@@ -88,13 +101,14 @@ class Explanation:
             return f"  {title:<13} -"
         parts = [
             impl.middleware.name
+            + _options(impl)
             + (f" [may jump to {', '.join(impl.can_jump_to)}]" if impl.can_jump_to else "")
             for impl in impls
         ]
         return f"  {title:<13} " + " -> ".join(parts)
 
     def _onion_line(self, title: str, impls: Sequence[HookImpl], core: str) -> str:
-        names = [impl.middleware.name for impl in impls]
+        names = [impl.middleware.name + _options(impl) for impl in impls]
         return f"  {title:<13} " + " ( ".join([*names, core]) + " )" * len(names)
 
     def lines(self) -> list[str]:
@@ -120,6 +134,8 @@ class Explanation:
             for field in _own_fields(m.state_schema)
         ]
         out.append(f"  {'state':<13} " + ("; ".join(fields) or "-"))
+        if plan.response_format is not None:
+            out.append(f"  {'response':<13} {describe_format(plan.response_format)}")
         out.extend(self._order_lines())
         out.extend(f"  PROBLEM: {problem}" for problem in plan.problems)
         return out

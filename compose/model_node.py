@@ -25,6 +25,7 @@ from .bridge import runnable_config
 from .onion import Outcome, build_async, build_sync
 from .repair import answer_invalid_tool_calls
 from .results import model_calls, tool_calls
+from .structured import Call, StructuredOutput
 from .updates import NO_WRITES, Writes, merge_writes
 
 __all__ = ["ModelNode", "ToolWrapper"]
@@ -59,8 +60,11 @@ class ModelNode:
         reducer_keys: frozenset[str],
         state_keys: frozenset[str] | None,
         agent_name: str | None,
+        structured: StructuredOutput | None = None,
     ) -> None:
         self.model = model
+        self.structured = structured or StructuredOutput()
+        self.response_format = self.structured.initial
         self.tools = tuple(tools)
         self.executable = executable
         self.has_tool_wraps = has_tool_wraps
@@ -70,7 +74,7 @@ class ModelNode:
         self.agent_name = agent_name
         self.onion = build_sync(wraps, model_calls(state_keys))
         self.aonion = build_async(wraps, model_calls(state_keys))
-        self._default_bound: Any = None
+        self._default_bound: tuple[Any, Call | None] | None = None
 
     def request(
         self, state: Any, runtime: Any
@@ -89,7 +93,7 @@ class ModelNode:
             system_message=_own_copy(self.system_message),
             tool_choice=None,
             tools=list(self.tools),
-            response_format=None,
+            response_format=self.response_format,
             state=cast("AgentState[Any]", {**state, "messages": list(messages)}),
             runtime=runtime,
             model_settings={},
@@ -105,7 +109,7 @@ class ModelNode:
             if isinstance(t, BaseTool) and t.name not in self.executable
         ]
         if unknown:
-            layers = "; ".join(impl.describe() for impl in self.wraps) or "none"
+            layers = self._layers()
             raise ValueError(
                 f"A wrap_model_call put tools {unknown} on the model request (the model "
                 f"wraps of this agent: {layers}), but the agent cannot execute them (it "
@@ -114,18 +118,27 @@ class ModelNode:
                 "`tools` attribute), or handle their calls in a wrap_tool_call middleware."
             )
 
-    def _bind(self, request: ModelRequest[Any]) -> Any:
+    def _bind(self, request: ModelRequest[Any]) -> tuple[Any, Call | None]:
         model = request.model
+        if request.response_format is not None:
+            call = self.structured.plan_call(request, self._layers())
+            if call is not None:
+                return self.structured.bind(model, call), call
         if request.tools:
-            return model.bind_tools(
+            bound = model.bind_tools(
                 request.tools, tool_choice=request.tool_choice, **request.model_settings
             )
-        return model.bind(**request.model_settings)
+            return bound, None
+        return model.bind(**request.model_settings), None
 
-    def _bound(self, request: ModelRequest[Any]) -> Any:
-        """The model with the request's tools bound; bound once for unchanged requests."""
+    def _layers(self) -> str:
+        return "; ".join(impl.describe() for impl in self.wraps) or "none"
+
+    def _bound(self, request: ModelRequest[Any]) -> tuple[Any, Call | None]:
+        """The bound model and structured-output plan; made once for unchanged requests."""
         unchanged = (
             request.model is self.model
+            and request.response_format is self.response_format
             and request.tool_choice is None
             and not request.model_settings
             and len(request.tools) == len(self.tools)
@@ -137,28 +150,31 @@ class ModelNode:
             self._default_bound = self._bind(request)
         return self._default_bound
 
-    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage]]:
+    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage], Call | None]:
         self._check_tools(request)
-        bound = self._bound(request)
+        bound, call = self._bound(request)
         messages = list(request.messages)
         if request.system_message is not None:
             messages.insert(0, request.system_message)
-        return bound, messages
+        return bound, messages, call
 
-    def _response(self, output: AIMessage) -> Outcome:
+    def _response(self, output: AIMessage, call: Call | None) -> Outcome:
         if self.agent_name:
             output.name = self.agent_name
-        return ModelResponse(result=[output]), NO_WRITES
+        if call is None:
+            return ModelResponse(result=[output]), NO_WRITES
+        messages, structured = self.structured.handle(output, call.strategy)
+        return ModelResponse(result=messages, structured_response=structured), NO_WRITES
 
     def call_model(self, request: ModelRequest[Any]) -> Outcome:
         """The innermost handler: the model itself."""
-        bound, messages = self._prepare(request)
-        return self._response(bound.invoke(messages))
+        bound, messages, call = self._prepare(request)
+        return self._response(bound.invoke(messages), call)
 
     async def acall_model(self, request: ModelRequest[Any]) -> Outcome:
         """Async :meth:`call_model`."""
-        bound, messages = self._prepare(request)
-        return self._response(await bound.ainvoke(messages))
+        bound, messages, call = self._prepare(request)
+        return self._response(await bound.ainvoke(messages), call)
 
     def _update(
         self,
@@ -171,6 +187,8 @@ class ModelNode:
             update.insert(0, ("messages", [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]))
         if response.structured_response is not None:
             update.append(("structured_response", response.structured_response))
+        elif self.response_format is not None:  # no stale answer from an earlier turn
+            update.append(("structured_response", None))
         if not writes and repaired is None:
             return dict(update)
         update.extend(merge_writes(writes, self.reducer_keys))

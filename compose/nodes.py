@@ -7,11 +7,13 @@ one of the targets the hook declared; anything else is an :class:`InvalidJumpErr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Optional
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
+from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 
@@ -64,6 +66,17 @@ def check_node_result(
     )
 
 
+_NO_KWARGS: dict[str, Any] = {}
+
+
+def _arguments(
+    call: Injection, state: Any, runtime: Any, config: RunnableConfig | None
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The hook's positional arguments and the langgraph parameters it declared."""
+    args = (state, runtime) if call.positional == 2 else (state,)
+    return args, call.values(runtime, config) if call.extras else _NO_KWARGS
+
+
 def run_node(
     impl: HookImpl,
     state: Any,
@@ -79,10 +92,12 @@ def run_node(
     try:
         with runnable_config(config):
             if impl.sync is not None:
-                result = impl.sync(state, runtime)
+                args, kwargs = _arguments(impl.sync_call, state, runtime, config)
+                result = impl.sync(*args, **kwargs)
             else:
                 assert impl.async_ is not None
-                result = run_coroutine_sync(impl.async_(state, runtime))
+                args, kwargs = _arguments(impl.async_call, state, runtime, config)
+                result = run_coroutine_sync(impl.async_(*args, **kwargs))
     except BaseException as exc:
         note_raised(exc, impl)
         raise
@@ -104,10 +119,12 @@ async def run_node_async(
     try:
         with runnable_config(config):
             if impl.async_ is not None:
-                result = await impl.async_(state, runtime)
+                args, kwargs = _arguments(impl.async_call, state, runtime, config)
+                result = await impl.async_(*args, **kwargs)
             else:
                 assert impl.sync is not None
-                result = await run_in_thread(impl.sync, state, runtime)
+                args, kwargs = _arguments(impl.sync_call, state, runtime, config)
+                result = await run_in_thread(partial(impl.sync, **kwargs), *args)
     except BaseException as exc:
         note_raised(exc, impl)
         raise

@@ -180,9 +180,9 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
     if sync is not None:
 
         @wraps(sync)
-        def node(state: Any, runtime: Any) -> Any:
+        def node(*args: Any, **kwargs: Any) -> Any:
             try:
-                result = sync(state, runtime)
+                result = sync(*args, **kwargs)
             except BaseException as exc:
                 interrupted(exc)
                 raise
@@ -192,9 +192,9 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
     if async_ is not None:
 
         @wraps(async_)
-        async def anode(state: Any, runtime: Any) -> Any:
+        async def anode(*args: Any, **kwargs: Any) -> Any:
             try:
-                result = await async_(state, runtime)
+                result = await async_(*args, **kwargs)
             except BaseException as exc:
                 interrupted(exc)
                 raise

@@ -55,6 +55,19 @@ def _as_tool(item: object, owner: object = None) -> BaseTool | dict[str, Any]:
     )
 
 
+class _SchemaOwner:
+    """``middleware 'x' (file:line)``, worked out only when a conflict is reported.
+
+    Finding a class's line reads its source file: too slow for every build.
+    """
+
+    def __init__(self, middleware: AgentMiddleware[Any, Any, Any]) -> None:
+        self.middleware = middleware
+
+    def __str__(self) -> str:
+        return f"middleware {self.middleware.name!r} ({origin(self.middleware)})"
+
+
 def _tool_name(item: BaseTool | dict[str, Any]) -> str:
     if isinstance(item, BaseTool):
         return item.name
@@ -77,6 +90,8 @@ class AgentPlan:
     tool_owners: list[tuple[str, str]] = field(default_factory=list)
     """``(owner, tool name)`` for every tool: "the agent" or "middleware 'x'"."""
     problems: list[str] = field(default_factory=list)
+    response_format: object = None
+    """The agent's ``ModelRequest.response_format`` at the start of each call (explain)."""
     ordering: OrderReport | None = None
     """The order check: declarations, constraints, conflicts, what ``order="auto"`` moved."""
 
@@ -137,14 +152,10 @@ class AgentPlan:
             for m in members
             for t in getattr(m, "tools", ())
         ]
-        owned = [  # origin() may parse a source file: only for schemas that add fields
-            (f"middleware {m.name!r} ({origin(m)})", m.state_schema)
-            for m in members
-            if m.state_schema is not AgentState
+        owned = [
+            (_SchemaOwner(m), m.state_schema) for m in members if m.state_schema is not AgentState
         ]
-        if state_schema is not None:
-            owned.append(("the state_schema given to create_agent", state_schema))
-        schema = merge_schemas(owned, conflicts=problems)
+        schema = merge_schemas(owned, conflicts=problems, winner=state_schema)
         plan = cls(
             middleware=members,
             hooks=hooks,

@@ -9,7 +9,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Send
 
-__all__ = ["Places", "after_model_route", "after_tools_route", "jump_route"]
+__all__ = [
+    "Places",
+    "after_model_route",
+    "after_tools_route",
+    "jump_route",
+    "structured_retry_route",
+]
 
 
 @dataclass(frozen=True)
@@ -50,10 +56,14 @@ def _last_ai(messages: list[Any]) -> tuple[AIMessage | None, list[ToolMessage]]:
     return None, []
 
 
-def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
+def after_model_route(
+    places: Places, structured: frozenset[str] = frozenset()
+) -> Callable[[Mapping[str, Any]], Any]:
     """Edge out of the model step: a jump; else each pending tool call to ``tools``; else exit.
 
-    When every tool call is already answered (a hook answered them), loop back to the model.
+    Calls of the ``structured`` output tools are answered in the model step and never go
+    to ``tools``. When every call is answered, exit if a structured response was just
+    produced, else loop back to the model (a hook or a retry message answered them).
     """
 
     def route(state: Mapping[str, Any]) -> str | list[Send]:
@@ -64,35 +74,65 @@ def after_model_route(places: Places) -> Callable[[Mapping[str, Any]], Any]:
         if ai is None or not ai.tool_calls:
             return places.exit
         answered = {m.tool_call_id for m in replies}
-        pending = [call for call in ai.tool_calls if call["id"] not in answered]
+        pending = [
+            call
+            for call in ai.tool_calls
+            if call["id"] not in answered and call["name"] not in structured
+        ]
         if pending:
             # ToolNode reads a list as tool calls only when each says it is one.
             return [Send("tools", [{**call, "type": "tool_call"}]) for call in pending]
+        if state.get("structured_response") is not None:
+            return places.exit
         return places.loop_entry
 
     return route
 
 
 def after_tools_route(
-    places: Places, return_direct: frozenset[str], executable: frozenset[str]
+    places: Places,
+    return_direct: frozenset[str],
+    executable: frozenset[str],
+    structured: frozenset[str] = frozenset(),
 ) -> Callable[[Mapping[str, Any]], str]:
-    """Edge out of ``tools``: exit if every tool that ran is ``return_direct``, else loop.
+    """Edge out of ``tools``: exit if every tool that ran is ``return_direct``, or if a
+    structured-output call was answered without error; else loop back to the model.
 
     What ran is read from the tool messages (a wrap may have answered with another
     tool's result) and counts only tools the tool node executes, not schema-only ones.
     """
 
-    def route(state: Mapping[str, Any]) -> str:
-        ai, replies = _last_ai(state["messages"])
-        if ai is None or not return_direct:
-            return places.loop_entry
+    def ran_only_direct(ai: AIMessage, replies: list[ToolMessage]) -> bool:
         ran = {m.tool_call_id: m.name for m in replies if m.name in executable}
         names = [
             name
             for call in ai.tool_calls
             if (name := ran.get(call["id"] or "", call["name"])) in executable
         ]
-        if names and all(name in return_direct for name in names):
+        return bool(names) and all(name in return_direct for name in names)
+
+    def route(state: Mapping[str, Any]) -> str:
+        ai, replies = _last_ai(state["messages"])
+        if ai is None:
+            return places.loop_entry
+        if return_direct and ran_only_direct(ai, replies):
+            return places.exit
+        if structured and any(m.name in structured and m.status != "error" for m in replies):
+            return places.exit
+        return places.loop_entry
+
+    return route
+
+
+def structured_retry_route(places: Places) -> Callable[[Mapping[str, Any]], str]:
+    """Edge out of the model step of a tool-less agent with structured-output tools:
+    a jump; else exit once a structured response is produced; else back to the model."""
+
+    def route(state: Mapping[str, Any]) -> str:
+        jumped = places.resolve(state.get("jump_to"))
+        if jumped is not None:
+            return jumped
+        if state.get("structured_response") is not None:
             return places.exit
         return places.loop_entry
 

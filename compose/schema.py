@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Any, get_args, get_origin
+from typing import Any, TypeVar, get_args, get_origin
 
+from langgraph.channels.base import BaseChannel
+from langgraph.channels.binop import BinaryOperatorAggregate
+from langgraph.channels.delta import DeltaChannel
+from langgraph.channels.topic import Topic
 from typing_extensions import NotRequired, Required, TypedDict
 
 from funcware.hooks.lc_bridge import native_fields
@@ -53,10 +57,25 @@ def _is_reducer(item: object) -> bool:
     return len(positional) == 2
 
 
+_ACCUMULATING = (BinaryOperatorAggregate, DeltaChannel, Topic)
+"""Channels that fold every write of a step, like a reducer (others keep one value)."""
+
+
+def _accumulates(item: object) -> bool:
+    if isinstance(item, BaseChannel) or (inspect.isclass(item) and issubclass(item, BaseChannel)):
+        return isinstance(item, _ACCUMULATING) or (
+            inspect.isclass(item) and issubclass(item, _ACCUMULATING)
+        )
+    return _is_reducer(item)
+
+
 def reducer_keys(schema: type) -> frozenset[str]:
-    """State keys whose annotation carries a reducer (``Annotated[list, add_messages]``)."""
+    """State keys that take several writes per step: a reducer or an accumulating channel.
+
+    ``Annotated[list, add_messages]``, ``Annotated[list, DeltaChannel(...)]``, ...
+    """
     keys = {
-        key for key, ann in _fields(schema).items() if any(map(_is_reducer, field_metadata(ann)))
+        key for key, ann in _fields(schema).items() if any(map(_accumulates, field_metadata(ann)))
     }
     return frozenset({"messages", *keys})
 
@@ -79,26 +98,50 @@ def _declarations(schema: type) -> dict[str, tuple[Any, bool]]:
     return declared
 
 
+def _generic(annotation: Any) -> bool:
+    """Whether a field's type is a bare type variable (``Annotated`` extras aside)."""
+    base = get_args(annotation)[0] if hasattr(annotation, "__metadata__") else annotation
+    return isinstance(base, TypeVar)
+
+
+def _compatible(first: Any, second: Any) -> bool:
+    """Same type, or one of them left generic (``class S(AgentState[T])``)."""
+    return first == second or _generic(first) or _generic(second)
+
+
 def merge_schemas(
-    owned: Sequence[tuple[str, type]],
+    owned: Sequence[tuple[object, type]],
     *,
     name: str = "AgentState",
     conflicts: list[str] | None = None,
+    winner: type | None = None,
 ) -> type[AgentState[Any]]:
     """One TypedDict with ``AgentState``'s fields and those of every ``(owner, schema)``.
 
+    An owner is anything whose ``str()`` names it in an error message.
+
     A field declared with different types by two owners is a :class:`SchemaConflict`
     naming both; with a ``conflicts`` list, every conflict is appended there instead
-    (the first declaration is kept). Requiredness is not part of the type: a field is
-    required only if every owner declares it required.
+    (the first declaration is kept). A field left generic (a ``TypeVar``) takes the
+    other owner's concrete type. Requiredness is not part of the type: a field is
+    required only if every owner declares it required. ``winner`` (the schema given to
+    ``create_agent``) overrides every field it declares, type and requiredness, as in
+    LangChain (e.g. a ``DeltaChannel`` on ``messages``).
     """
     merged = _declarations(AgentState)
-    declared_by: dict[str, str] = dict.fromkeys(merged, "AgentState")
+    declared_by: dict[str, object] = dict.fromkeys(merged, "AgentState")
     for owner, schema in owned:
         if schema is AgentState:
             continue
         for key, (annotation, required) in _declarations(schema).items():
-            if key in merged and merged[key][0] != annotation:
+            if key in merged and _compatible(merged[key][0], annotation):
+                if _generic(merged[key][0]):
+                    merged[key] = (annotation, required and merged[key][1])
+                    declared_by[key] = owner
+                else:
+                    merged[key] = (merged[key][0], required and merged[key][1])
+                continue
+            if key in merged:
                 problem = (
                     f"State field {key!r} is declared as {merged[key][0]!r} by "
                     f"{declared_by[key]} and as {annotation!r} by {owner}; "
@@ -108,8 +151,10 @@ def merge_schemas(
                     raise SchemaConflict(problem)
                 conflicts.append(problem)
                 continue
-            merged[key] = (annotation, required and merged.get(key, (annotation, True))[1])
-            declared_by.setdefault(key, owner)
+            merged[key] = (annotation, required)
+            declared_by[key] = owner
+    if winner is not None:
+        merged.update(_declarations(winner))
     fields = {
         key: annotation if required else NotRequired[annotation]
         for key, (annotation, required) in merged.items()

@@ -121,6 +121,7 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
         "name": property(lambda self: name),
         "state_schema": _state_schema(stack.state_schema, name, lc),
         "tools": list(stack.tools),
+        "transformers": tuple(stack.transformers),
         "funcware_middleware": middleware,
     }
     hooks = hook_impls(stack)

@@ -13,6 +13,7 @@ from .decorators import (
 )
 from .effects import EFFECTS, Declaration, declarations
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .policies import HookTimeoutError
 from .types import (
     AgentState,
     ExtendedModelResponse,
@@ -41,6 +42,7 @@ __all__ = [
     "ExtendedModelResponse",
     "FunctionMiddleware",
     "HookImpl",
+    "HookTimeoutError",
     "InputAgentState",
     "JumpTo",
     "ModelCallResult",

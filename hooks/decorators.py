@@ -5,11 +5,10 @@ the function (or ``name=``) and return its instance. The instance stays callable
 like the function, so it can be unit-tested without an agent. ``hook_config`` stashes jump
 targets on a function and works above or below the hook decorator, in either order.
 
-Every hook decorator takes ``name=`` and the declarations ``reads=``, ``writes=`` (effect
-names), ``outside=``, ``inside=``, ``requires=`` (other middleware) and ``position=``
+Every hook decorator takes the declarations ``reads=``, ``writes=`` (effect names),
+``outside=``, ``inside=``, ``requires=`` (other middleware) and ``position=``
 (``"outermost"``/``"innermost"``), checked here and kept as the generated class's
-attributes (see ``funcware.hooks.effects``); node hooks also take ``state_schema=``,
-``tools=`` and ``can_jump_to=``.
+attributes (see ``funcware.hooks.effects``).
 """
 
 from __future__ import annotations
@@ -23,7 +22,9 @@ from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
 from .effects import ATTRS, Position, check_applies, declare
+from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .policies import OnError, check_on_error, stash_options
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
 if TYPE_CHECKING:
@@ -117,18 +118,33 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
     return tuple(t for t in JUMP_TARGETS if t in items)
 
 
-def hook_config(*, can_jump_to: Sequence[JumpTo] | None = None) -> Callable[[F], F]:
-    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``).
+def hook_config(
+    *,
+    can_jump_to: Sequence[JumpTo] | None = None,
+    timeout: float | None = None,
+    always: bool = False,
+) -> Callable[[F], F]:
+    """Declare where a node hook may jump (``"model"``, ``"tools"``, ``"end"``), its deadline
+    and whether an ``after_agent`` hook always runs.
 
     Put it above or below a hook decorator, or on a hook method of an
     ``AgentMiddleware`` subclass. Targets from several places are united.
+    ``timeout``: seconds the hook (a wrap hook: its layer and all inside it) may take before
+    ``HookTimeoutError``. ``always``: an ``after_agent`` hook that also runs when the run fails.
     """
+    policies = timeout is not None or always
 
     def decorator(target: F) -> F:
         if isinstance(target, FunctionMiddleware):
-            _add_jumps_to_generated(target, can_jump_to)
+            if can_jump_to is not None or not policies:
+                _add_jumps_to_generated(target, can_jump_to)
+            if policies:
+                _add_policies_to_generated(target, timeout, always)
             return target
         func = _check_function(target, "hook_config")
+        stash_options(
+            func, timeout=timeout, always=always, source=f"@hook_config on {_label(func)}"
+        )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
         setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
@@ -157,31 +173,62 @@ def _add_jumps_to_generated(
         setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
 
 
+def _add_policies_to_generated(
+    middleware: FunctionMiddleware[Any, Any], timeout: float | None, always: bool
+) -> None:
+    for impl in hook_impls(middleware).values():
+        if always and impl.hook != "after_agent":
+            raise TypeError(
+                f"@hook_config(always=True) was applied to middleware {middleware.name!r} "
+                f"({_label(middleware.__wrapped__)}), a {impl.hook} hook; only after_agent "
+                "hooks can always run."
+            )
+        name = impl.hook if impl.sync is not None else "a" + impl.hook
+        stash_options(
+            type(middleware).__dict__[name],
+            timeout=timeout,
+            always=always,
+            source=f"@hook_config on {_label(middleware.__wrapped__)}",
+        )
+
+
+def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
+    try:
+        inspect.signature(func).bind(
+            *range(call.positional), **{name: None for name, _, _ in call.extras}
+        )
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
 def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
-    if _binds(func, 2):
-        takes_runtime = True
-    elif _binds(func, 1):
-        takes_runtime = False
-    else:
+    call = injection_for(func)
+    if not _binds_call(func, call):
         raise TypeError(
             f"@{hook} cannot use {_label(func)}: a {hook} hook is called as f(state) or "
-            f"f(state, runtime), but its signature is {_signature_text(func)}. "
+            f"f(state, runtime) (and gets langgraph's config, writer, store, ... by name), "
+            f"but its signature is {_signature_text(func)}. "
             f"Define it as `def {getattr(func, '__name__', 'hook')}(state, runtime): ...`."
         )
+    takes_runtime = call.positional == 2
     if inspect.iscoroutinefunction(func):
 
-        async def async_node(self: Any, state: Any, runtime: Any) -> Any:
-            return await (func(state, runtime) if takes_runtime else func(state))
+        async def async_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            if takes_runtime:
+                return await func(state, runtime, **injected)
+            return await func(state, **injected)
 
         adapter: Callable[..., Any] = async_node
     else:
 
-        def sync_node(self: Any, state: Any, runtime: Any) -> Any:
-            return func(state, runtime) if takes_runtime else func(state)
+        def sync_node(self: Any, state: Any, runtime: Any, **injected: Any) -> Any:
+            return func(state, runtime, **injected) if takes_runtime else func(state, **injected)
 
         adapter = sync_node
-    if takes_runtime:
-        setattr(adapter, DIRECT_ATTR, func)
+    setattr(adapter, DIRECT_ATTR, func)  # agents call func itself, with what it declares
     return adapter
 
 
@@ -260,16 +307,28 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
     declared: dict[str, Any] | None = None,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
-    _check_schema(state_schema, func, decorator)
+    source = f"@{decorator} for {_label(func)}"
     declaration = _declaration(func, decorator, hook, declared or {})
+    policy = check_on_error(on_error, source)
+    if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
+        raise TypeError(
+            f"{'@hook_config' if not always else '@' + decorator}(always=True) on "
+            f"{_label(func)} has no effect on a {hook} hook; only after_agent hooks can "
+            "always run."
+        )
+    _check_schema(state_schema, func, decorator)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
+    stash_options(method, timeout=timeout, always=always, source=source)
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
@@ -288,6 +347,7 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
+        "on_error": policy,
     }
     if declaration is not None:
         namespace.update({key: getattr(declaration, key) for key in ATTRS})
@@ -303,10 +363,8 @@ def _declaration(
     """The checked ``reads=``/``writes=``/ordering keywords of one decorated hook."""
     source = f"@{decorator} for {_label(func)}"
     if decorator == "dynamic_prompt" and any(v is not None for v in declared.values()):
-        declared = {
-            **declared,
-            "writes": [*(declared.get("writes") or ()), "request.system_message"],
-        }
+        writes = [*(declared.get("writes") or ()), "request.system_message"]
+        declared = {**declared, "writes": writes}
     declaration = declare(source, **declared)
     if declaration is not None:
         check_applies(declaration, hook, source)
@@ -314,7 +372,8 @@ def _declaration(
 
 
 def _declared(**values: Any) -> dict[str, Any]:
-    return {key: values[key] for key in ATTRS}
+    """The declaration keywords out of ``values`` (absent ones ``None``)."""
+    return {key: values.get(key) for key in ATTRS}
 
 
 class Lifted(Protocol):
@@ -336,21 +395,11 @@ def _node_decorator(hook: HookName) -> Any:
         tools: Sequence[BaseTool | dict[str, Any]] | None = None,
         can_jump_to: Sequence[JumpTo] | None = None,
         name: str | None = None,
-        reads: object = None,
-        writes: object = None,
-        outside: object = None,
-        inside: object = None,
-        requires: object = None,
-        position: object = None,
+        **policies: Any,
     ) -> Any:
-        declared = _declared(
-            reads=reads,
-            writes=writes,
-            outside=outside,
-            inside=inside,
-            requires=requires,
-            position=position,
-        )
+        declared = _declared(**policies)
+        for key in declared:
+            policies.pop(key, None)
 
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
@@ -363,6 +412,7 @@ def _node_decorator(hook: HookName) -> Any:
                 can_jump_to=can_jump_to,
                 name=name,
                 declared=declared,
+                **policies,
             )
 
         return lift if func is None else lift(func)
@@ -387,6 +437,8 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -410,6 +462,8 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -433,6 +487,8 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -456,6 +512,9 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
+    always: bool = False,
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -464,7 +523,13 @@ def after_agent(
     position: Position | None = None,
 ) -> Lifted: ...
 def after_agent(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends."""
+    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends.
+
+    With ``always=True`` it also runs when the run fails (see ``funcware.run_error``).
+    Options of every hook decorator: ``state_schema``, ``tools``, ``can_jump_to`` (node
+    hooks), ``name``, ``timeout`` (seconds, else ``HookTimeoutError``) and ``on_error``
+    (``"continue"``: a failure is logged and the run goes on without this middleware).
+    """
     return _after_agent(func, **options)
 
 
@@ -478,6 +543,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -492,6 +559,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -501,8 +570,8 @@ def wrap_model_call(
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
-    Options: ``state_schema``, ``tools``, ``name``; the declarations ``reads``, ``writes``,
-    ``outside``, ``inside``, ``requires``, ``position`` (see ``funcware.hooks.effects``).
+    ``timeout`` bounds the layer with everything inside it (the model call included).
+    Declarations: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``, ``position``.
     """
     declared = _declared(
         reads=reads,
@@ -522,6 +591,8 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
             declared=declared,
         )
 
@@ -537,6 +608,8 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -550,6 +623,8 @@ def wrap_tool_call(
     *,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -559,8 +634,8 @@ def wrap_tool_call(
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
-    Options: ``tools``, ``name``; the declarations ``reads``, ``writes``, ``outside``,
-    ``inside``, ``requires``, ``position`` (see ``funcware.hooks.effects``).
+    ``timeout`` bounds the layer with everything inside it (the tool included).
+    Declarations: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``, ``position``.
     """
     declared = _declared(
         reads=reads,
@@ -579,6 +654,8 @@ def wrap_tool_call(
             decorator="wrap_tool_call",
             tools=tools,
             name=name,
+            timeout=timeout,
+            on_error=on_error,
             declared=declared,
         )
 
@@ -593,6 +670,8 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -605,6 +684,8 @@ def dynamic_prompt(
     /,
     *,
     name: str | None = None,
+    timeout: float | None = None,
+    on_error: OnError = "raise",
     reads: Collection[str] | None = None,
     writes: Collection[str] | None = None,
     outside: Sequence[str | type] | None = None,
@@ -615,8 +696,8 @@ def dynamic_prompt(
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
-    Declarations (``reads``, ``writes``, ``outside``, ...) as for ``wrap_model_call``;
-    a declared prompt always writes ``request.system_message``.
+    Declarations as for ``wrap_model_call``; a declared prompt writes
+    ``request.system_message``.
     """
     declared = _declared(
         reads=reads,
@@ -634,6 +715,8 @@ def dynamic_prompt(
             _prompt_adapter,
             decorator="dynamic_prompt",
             name=name,
+            timeout=timeout,
+            on_error=on_error,
             declared=declared,
         )
 

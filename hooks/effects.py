@@ -215,9 +215,12 @@ def declarations(middleware: Any) -> Declaration | None:
     if isinstance(provided, Declaration):
         return provided
     values: dict[str, Any] = {key: getattr(middleware, key, None) for key in ATTRS}
-    name = getattr(middleware, "name", type(middleware).__name__)
-    source = f"middleware {name!r} ({origin(middleware)})"
-    found = declare(source, **values)
+    try:
+        found = declare("", **values)
+    except (TypeError, ValueError):  # say again where, now that it is worth reading source
+        name = getattr(middleware, "name", type(middleware).__name__)
+        declare(f"middleware {name!r} ({origin(middleware)})", **values)
+        raise
     if found is not None:
         return found
     from .lc_effects import builtin_declaration

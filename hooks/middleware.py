@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import weakref
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 from langchain_core.messages import ToolMessage
+from langgraph.stream import StreamTransformer
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
+from .injection import PLAIN, Injection, injection_for
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
+from .policies import OnError, apply_policies, hook_options
 from .types import (
     JUMP_TARGETS,
     AgentState,
@@ -42,6 +46,7 @@ __all__ = [
     "AgentMiddleware",
     "HookImpl",
     "HookName",
+    "TransformerFactory",
     "hook_impls",
     "origin",
     "where",
@@ -61,6 +66,9 @@ NODE_HOOKS: tuple[HookName, ...] = ("before_agent", "before_model", "after_model
 WRAP_HOOKS: tuple[HookName, ...] = ("wrap_model_call", "wrap_tool_call")
 HOOKS: tuple[HookName, ...] = NODE_HOOKS + WRAP_HOOKS
 
+TransformerFactory: TypeAlias = Callable[[tuple[str, ...]], StreamTransformer]
+"""Builds a fresh stream transformer for a namespace scope (a transformer class fits)."""
+
 
 class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     """Base class for agent middleware: override any of the hooks below.
@@ -76,6 +84,17 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
+
+    on_error: OnError = "raise"
+    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
+
+    transformers: Sequence[TransformerFactory] = ()
+    """Stream transformer factories this middleware registers on the agent's graph.
+
+    Each is called as ``factory(scope)`` for every ``stream_events(..., version="v3")`` run
+    (and every subgraph scope), so each run gets fresh instances. The agent registers them
+    after its tool-call and sub-agent projections and before ``create_agent(transformers=...)``.
+    """
 
     # Declared effects and ordering constraints (see funcware.hooks.effects); None: undeclared.
     reads: Collection[str] | None = None
@@ -193,11 +212,23 @@ def where(func: object) -> str:
     if code is not None:
         return f"{code.co_filename}:{code.co_firstlineno}"
     if inspect.isclass(target):
-        try:
-            return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
-        except (OSError, TypeError):
-            return f"{target.__module__}.{target.__qualname__}"
+        return _class_where(target)
     return "<unknown>"
+
+
+_CLASS_WHERE: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+
+
+def _class_where(cls: type) -> str:
+    """A class's ``file:line`` (reads its module's source: once per class, for errors only)."""
+    found = _CLASS_WHERE.get(cls)
+    if found is None:
+        try:
+            found = f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}"
+        except (OSError, TypeError):
+            found = f"{cls.__module__}.{cls.__qualname__}"
+        _CLASS_WHERE[cls] = found
+    return found
 
 
 def origin(middleware: object) -> str:
@@ -215,6 +246,16 @@ class HookImpl:
     sync: Callable[..., Any] | None
     async_: Callable[..., Any] | None
     can_jump_to: tuple[JumpTo, ...] = ()
+    sync_call: Injection = PLAIN
+    """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
+    async_call: Injection = PLAIN
+    """The same for ``async_``."""
+    timeout: float | None = None
+    """Deadline in seconds (``timeout=``); ``None``: none."""
+    on_error: OnError = "raise"
+    """The middleware's failure policy."""
+    always: bool = False
+    """An ``after_agent`` hook that also runs when the run fails (``always=True``)."""
 
     @property
     def label(self) -> str:
@@ -292,5 +333,18 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
-        found[hook] = HookImpl(middleware, hook, _direct(sync), _direct(async_), jumps)
+        direct_sync, direct_async = _direct(sync), _direct(async_)
+        if hook in NODE_HOOKS:
+            impl = HookImpl(
+                middleware,
+                hook,
+                direct_sync,
+                direct_async,
+                jumps,
+                PLAIN if direct_sync is None else injection_for(direct_sync),
+                PLAIN if direct_async is None else injection_for(direct_async),
+            )
+        else:
+            impl = HookImpl(middleware, hook, direct_sync, direct_async, jumps)
+        found[hook] = apply_policies(hook_options(impl, sync, async_, foreign))
     return found

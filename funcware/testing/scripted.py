@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -14,9 +15,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter
 
-__all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel"]
+__all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel", "StructuredAnswer"]
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -38,22 +39,92 @@ class RecordedCall:
         return [t.get("function", t).get("name", "?") for t in self.tools]
 
     @property
+    def response_format(self) -> Any:
+        """The provider-native ``response_format`` bound for this call, if any."""
+        return self.settings.get("response_format")
+
+    @property
     def system_prompt(self) -> str | None:
         """Text of the system message sent, if any."""
         first = self.messages[0] if self.messages else None
         return first.text if first is not None and first.type == "system" else None
 
 
+@dataclass(frozen=True)
+class StructuredAnswer:
+    """A scripted structured answer, given the way the call asks for it.
+
+    If the call bound a provider-native ``response_format``, the model answers with
+    ``data`` as JSON text; otherwise it calls the structured-output tool named ``tool``
+    (default: the class name of ``data``) with ``data`` as arguments. ``data`` is a
+    pydantic model, a dataclass instance or a dict (then ``tool`` is needed for tools).
+    """
+
+    data: Any
+    tool: str | None = None
+    id: str | None = None
+    """The tool call id (default ``"structured_<n>"``, n the call's index)."""
+
+    def as_json(self) -> Any:
+        """``data`` as JSON-compatible values."""
+        return TypeAdapter(type(self.data)).dump_python(self.data, mode="json")
+
+    def message(self, index: int, call: RecordedCall) -> AIMessage:
+        """The AI message answering ``call`` (the ``index``-th) with this data."""
+        if call.response_format is not None:
+            return AIMessage(content=json.dumps(self.as_json()))
+        name = self.tool or (None if isinstance(self.data, dict) else type(self.data).__name__)
+        if name is None or name not in call.tool_names:
+            raise ValueError(
+                f"ScriptedChatModel response #{index} is a StructuredAnswer for tool {name!r}, "
+                f"but call #{index} bound no provider response_format and no such tool "
+                f"(bound tools: {call.tool_names}). Pass StructuredAnswer(data, tool='...') "
+                "with one of those names, or give the agent a response_format."
+            )
+        tool_call = {"name": name, "args": self.as_json(), "id": self.id or f"structured_{index}"}
+        return AIMessage(content="", tool_calls=[tool_call])
+
+
+def _as_message(scripted: Any, index: int, call: RecordedCall) -> AIMessage:
+    """Scripted response #``index`` as the AI message answering ``call``."""
+    if not isinstance(scripted, StructuredAnswer) and (
+        (isinstance(scripted, BaseModel) and not isinstance(scripted, BaseMessage))
+        or (is_dataclass(scripted) and not isinstance(scripted, type))
+    ):
+        scripted = StructuredAnswer(scripted)
+    if isinstance(scripted, StructuredAnswer):
+        return scripted.message(index, call)
+    if isinstance(scripted, str):
+        return AIMessage(content=scripted)
+    if isinstance(scripted, AIMessage):
+        return scripted.model_copy(deep=True)
+    raise TypeError(
+        f"ScriptedChatModel response #{index} is a {type(scripted).__name__}; "
+        "script AIMessage, str, StructuredAnswer (or pydantic/dataclass instances) "
+        "or exception instances."
+    )
+
+
 class ScriptedChatModel(BaseChatModel):
     """Replays ``responses`` in order, one per call, and records every request.
 
     A response may be an ``AIMessage`` (with ``tool_calls``), a ``str`` (an ``AIMessage``
-    with that content) or an exception instance (raised, to test retries and fallbacks).
-    Calling it once more than scripted raises :class:`ScriptExhaustedError`.
+    with that content), an exception instance (raised, to test retries and fallbacks), or
+    a structured answer: a :class:`StructuredAnswer`, or a pydantic model / dataclass
+    instance (its structured-output tool called, or its JSON sent when the call bound a
+    provider-native ``response_format``).
+    Calling it once more than scripted raises :class:`ScriptExhaustedError`, unless
+    ``respond`` is given: then every call past the script is answered by
+    ``respond(messages)`` (the messages the model received, system message first), which
+    returns an ``AIMessage`` or a ``str`` — for long-lived processes such as a server,
+    where calls from many conversations interleave and no fixed order can be scripted.
     """
 
-    responses: list[Any]
-    """The script: ``AIMessage``, ``str`` or exception instances, in call order."""
+    responses: list[Any] = Field(default_factory=list)
+    """The script: ``AIMessage``, ``str``, structured answers or exceptions, in call order."""
+
+    respond: Callable[[list[BaseMessage]], AIMessage | str] | None = None
+    """Answers each call once ``responses`` is used up; ``None``: such a call raises."""
 
     _calls: list[RecordedCall] = PrivateAttr(default_factory=list)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
@@ -84,33 +155,34 @@ class ScriptedChatModel(BaseChatModel):
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
 
     def _next(self, messages: list[BaseMessage], kwargs: dict[str, Any]) -> ChatResult:
+        recorded = RecordedCall(
+            messages=[m.model_copy(deep=True) for m in messages],
+            tools=list(kwargs.pop("tools", None) or []),
+            tool_choice=kwargs.pop("tool_choice", None),
+            settings=kwargs,
+        )
         with self._lock:
             index = len(self._calls)
-            self._calls.append(
-                RecordedCall(
-                    messages=[m.model_copy(deep=True) for m in messages],
-                    tools=list(kwargs.pop("tools", None) or []),
-                    tool_choice=kwargs.pop("tool_choice", None),
-                    settings=kwargs,
+            self._calls.append(recorded)
+        if index >= len(self.responses) and self.respond is not None:
+            answer: Any = self.respond(messages)
+            if not isinstance(answer, (AIMessage, str)):
+                raise TypeError(
+                    f"ScriptedChatModel's respond() returned a {type(answer).__name__} for "
+                    f"call #{index}; return an AIMessage or a str (raise to simulate an error)."
                 )
-            )
-        if index >= len(self.responses):
+            scripted: Any = answer
+        elif index >= len(self.responses):
             raise ScriptExhaustedError(
                 f"ScriptedChatModel was called {index + 1} times but scripted with "
-                f"{len(self.responses)} responses; add more to responses=[...]."
+                f"{len(self.responses)} responses; add more to responses=[...] "
+                "or answer the rest with respond=."
             )
-        scripted = self.responses[index]
+        else:
+            scripted = self.responses[index]
         if isinstance(scripted, BaseException):
             raise scripted
-        if isinstance(scripted, str):
-            message = AIMessage(content=scripted)
-        elif isinstance(scripted, AIMessage):
-            message = scripted.model_copy(deep=True)
-        else:
-            raise TypeError(
-                f"ScriptedChatModel response #{index} is a {type(scripted).__name__}; "
-                "script AIMessage, str or exception instances."
-            )
+        message = _as_message(scripted, index, recorded)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _generate(

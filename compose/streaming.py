@@ -1,0 +1,72 @@
+"""What an agent's graph streams beyond its nodes: transformers and run metadata.
+
+As LangChain's ``create_agent``: the compiled graph registers langgraph's tool-call
+projection (``run.tool_calls``), the sub-agent projection (``run.subagents``), every
+middleware's ``transformers`` and then ``create_agent(transformers=...)``, each factory once;
+and every run's metadata says which integration built the agent and, with ``name=``, its name
+(``lc_agent_name``), so each streamed chunk carries it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from langgraph.prebuilt import ToolCallTransformer
+
+from funcware.hooks.middleware import TransformerFactory
+
+from .subagents import SubagentTransformer
+
+__all__ = ["agent_metadata", "agent_transformers", "member_transformers"]
+
+INTEGRATION = "langchain_create_agent"
+"""The ``ls_integration`` LangChain's agents report; funcware's agents build the same graph."""
+
+
+def _check(factory: object, owner: str) -> TransformerFactory:
+    if callable(factory):
+        return factory
+    raise TypeError(
+        f"{owner} has the transformer {factory!r} ({type(factory).__name__}), which is not "
+        "callable; a transformer is a StreamTransformer class or a factory called as "
+        "factory(scope), e.g. functools.partial(MyTransformer, option=...)."
+    )
+
+
+def _unique(factories: Iterable[TransformerFactory]) -> list[TransformerFactory]:
+    """Each factory once (by identity: factories need not be hashable), first place kept."""
+    seen: set[int] = set()
+    unique: list[TransformerFactory] = []
+    for factory in factories:
+        if id(factory) not in seen:
+            seen.add(id(factory))
+            unique.append(factory)
+    return unique
+
+
+def member_transformers(middleware: Sequence[Any]) -> list[TransformerFactory]:
+    """Every middleware's ``transformers``, in order, each factory once."""
+    return _unique(
+        _check(factory, f"middleware {getattr(m, 'name', m)!r}")
+        for m in middleware
+        for factory in getattr(m, "transformers", ()) or ()
+    )
+
+
+def agent_transformers(
+    middleware: Sequence[Any], given: Sequence[TransformerFactory] | None
+) -> list[TransformerFactory]:
+    """The transformer factories to compile the agent with, in LangChain's order."""
+    extra = [_check(factory, "create_agent(transformers=...)") for factory in given or ()]
+    return _unique(
+        [ToolCallTransformer, SubagentTransformer, *member_transformers(middleware), *extra]
+    )
+
+
+def agent_metadata(name: str | None) -> dict[str, Any]:
+    """The metadata every run of the agent carries."""
+    metadata: dict[str, Any] = {"ls_integration": INTEGRATION}
+    if name:
+        metadata["lc_agent_name"] = name
+    return metadata
