@@ -30,6 +30,7 @@ from .always import with_always_run
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
+from .options import resolve_model
 from .ordering import EffectsMode, Order, check_choice
 from .plan import AgentPlan
 from .routing import (
@@ -40,6 +41,7 @@ from .routing import (
     structured_retry_route,
 )
 from .schema import input_output_schemas
+from .stream_guard import StreamGuard, with_held_field
 from .streaming import agent_metadata, agent_transformers
 from .structured import StructuredOutput
 
@@ -59,12 +61,16 @@ _NODE_SIGNATURE = _without_hook(run_node)
 _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
-def _hook_node(impl: HookImpl, known: frozenset[str]) -> RunnableCallable:
+def _hook_node(
+    impl: HookImpl, known: frozenset[str], guard: StreamGuard | None = None
+) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    node = partial(run_node, impl, known=known)
-    anode = partial(run_node_async, impl, known=known)
+    node: Callable[..., Any] = partial(run_node, impl, known=known)
+    anode: Callable[..., Any] = partial(run_node_async, impl, known=known)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
+    if guard is not None and impl.label in guard.section:
+        node, anode = guard.after_node(impl.label, node), guard.aafter_node(impl.label, anode)
     return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
@@ -84,22 +90,8 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
     )
 
 
-def _check_model(model: object) -> BaseChatModel:
-    if isinstance(model, BaseChatModel):
-        return model
-    hint = ""
-    if isinstance(model, str):
-        hint = (
-            " funcware does not resolve model names; build the chat model yourself "
-            "(e.g. ChatOpenAI(model=...)) and pass it."
-        )
-    raise TypeError(
-        f"create_agent(model=...) got {model!r}; it must be a langchain-core BaseChatModel.{hint}"
-    )
-
-
 def create_agent(
-    model: BaseChatModel,
+    model: str | BaseChatModel,
     tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None = None,
     *,
     system_prompt: str | SystemMessage | None = None,
@@ -120,10 +112,14 @@ def create_agent(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
-    ``tools`` takes BaseTools, plain functions and dict JSON schemas (a dict tool is bound
-    to the model; a ``wrap_tool_call`` must serve its calls). Middleware may bring tools
-    and state fields. A broken stack (name clashes, schema conflicts, jumps to missing
-    nodes) is refused with one ``ValueError`` listing every problem.
+    The parameters are LangChain's ``create_agent``'s, in its order and with its defaults.
+    ``model`` is a chat model or a ``"provider:model"`` string (resolved by LangChain's
+    ``init_chat_model``: the ``langchain`` extra). ``tools`` takes BaseTools, plain
+    functions and dict JSON schemas (a dict tool is bound to the model; a
+    ``wrap_tool_call`` must serve its calls). Middleware may bring tools and state
+    fields; ``state_schema`` wins every field clash. A broken stack (name clashes, schema
+    conflicts, jumps to missing nodes) is refused with one ``ValueError`` listing every
+    problem.
 
     ``response_format`` asks for structured output (``funcware.structured_output``): a
     schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,
@@ -136,13 +132,14 @@ def create_agent(
     no constraint ordering them; ``effects="strict"`` makes that an error and watches,
     at run time, that every declared layer does only what it declared.
     """
-    chat_model = _check_model(model)
+    chat_model = resolve_model(model)
     structured = StructuredOutput(response_format) if response_format is not None else None
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
     plan = AgentPlan.build(middleware, tools, state_schema, order=order, effects=effects)
     plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
+    guard = StreamGuard.build(plan.middleware, hooks)
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
@@ -166,12 +163,14 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=plan.state_keys,
         agent_name=name,
+        guard=guard,
         structured=structured,
     )
 
-    input_schema, output_schema = input_output_schemas(plan.state_schema)
+    schema = with_held_field(plan.state_schema) if guard and guard.section else plan.state_schema
+    input_schema, output_schema = input_output_schemas(schema)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(
-        plan.state_schema,
+        schema,
         context_schema=context_schema,
         input_schema=input_schema,
         output_schema=output_schema,
@@ -181,7 +180,7 @@ def create_agent(
         graph.add_node("tools", tool_node)
     for hook in ("before_agent", "before_model", "after_model", "after_agent"):
         for impl in hooks[hook]:
-            graph.add_node(impl.label, _hook_node(impl, plan.state_keys))
+            graph.add_node(impl.label, _hook_node(impl, plan.state_keys, guard))
 
     _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(
@@ -264,8 +263,11 @@ def _wire(
             {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
         ),
     )
+    # Back to the loop entry only when something past the model can answer its tool calls
+    # (an after_model hook, a model wrap, structured output), as LangChain draws it.
+    can_loop = loop_exit != "model" or bool(hooks["wrap_model_call"]) or bool(structured)
     graph.add_conditional_edges(
         loop_exit,
         _edge(after_model_route(places, structured)),
-        sorted({"tools", places.exit, places.loop_entry}),
+        sorted({"tools", places.exit, *([places.loop_entry] if can_loop else [])}),
     )

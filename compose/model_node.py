@@ -23,8 +23,10 @@ from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCa
 
 from .bridge import runnable_config
 from .onion import Outcome, build_async, build_sync
+from .quiet import agent_config, current_config, hidden_calls
 from .repair import answer_invalid_tool_calls
 from .results import model_calls, tool_calls
+from .stream_guard import StreamGuard
 from .structured import Call, StructuredOutput
 from .updates import NO_WRITES, Writes, merge_writes
 
@@ -61,8 +63,10 @@ class ModelNode:
         state_keys: frozenset[str] | None,
         agent_name: str | None,
         structured: StructuredOutput | None = None,
+        guard: StreamGuard | None = None,
     ) -> None:
         self.model = model
+        self.guard = guard
         self.structured = structured or StructuredOutput()
         self.response_format = self.structured.initial
         self.tools = tuple(tools)
@@ -167,14 +171,26 @@ class ModelNode:
         return ModelResponse(result=messages, structured_response=structured), NO_WRITES
 
     def call_model(self, request: ModelRequest[Any]) -> Outcome:
-        """The innermost handler: the model itself."""
+        """The innermost handler: the model itself (as the stream guard says, if any)."""
         bound, messages, call = self._prepare(request)
-        return self._response(bound.invoke(messages), call)
+        own = agent_config()
+        if self.guard is not None:
+            return self._response(self.guard.invoke(bound, messages, own), call)
+        if own is None:
+            return self._response(bound.invoke(messages), call)
+        with current_config(own):
+            return self._response(bound.invoke(messages), call)
 
     async def acall_model(self, request: ModelRequest[Any]) -> Outcome:
         """Async :meth:`call_model`."""
         bound, messages, call = self._prepare(request)
-        return self._response(await bound.ainvoke(messages), call)
+        own = agent_config()
+        if self.guard is not None:
+            return self._response(await self.guard.ainvoke(bound, messages, own), call)
+        if own is None:
+            return self._response(await bound.ainvoke(messages), call)
+        with current_config(own):
+            return self._response(await bound.ainvoke(messages), call)
 
     def _update(
         self,
@@ -201,9 +217,12 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any]:
         request, repaired = self.request(state, runtime)
-        with runnable_config(config):
+        with runnable_config(config), hidden_calls(config if self.wraps else None):
             response, writes = self.onion(request, self.call_model)
-        return self._update(response, writes, repaired)
+        update = self._update(response, writes, repaired)
+        if self.guard is not None and self.guard.buffer:
+            return self.guard.model_output(update, config)
+        return update
 
     async def acall(
         self,
@@ -213,9 +232,12 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
-        with runnable_config(config):
+        with runnable_config(config), hidden_calls(config if self.wraps else None):
             response, writes = await self.aonion(request, self.acall_model)
-        return self._update(response, writes, repaired)
+        update = self._update(response, writes, repaired)
+        if self.guard is not None and self.guard.buffer:
+            return await self.guard.amodel_output(update, config)
+        return update
 
 
 class ToolWrapper:

@@ -20,6 +20,7 @@ from funcware.hooks.types import JUMP_TARGETS
 from .bridge import run_coroutine_sync, run_in_thread, runnable_config
 from .failures import note_raised
 from .keys import check_keys, written_keys
+from .quiet import hidden_calls
 
 __all__ = ["InvalidJumpError", "check_node_result", "run_node", "run_node_async"]
 
@@ -66,6 +67,11 @@ def check_node_result(
     )
 
 
+def _hiding(impl: HookImpl, config: RunnableConfig | None) -> RunnableConfig | None:
+    """The config to hide the hook's own model calls from, unless its middleware opts in."""
+    return None if getattr(impl.middleware, "stream_internal_calls", False) else config
+
+
 _NO_KWARGS: dict[str, Any] = {}
 
 
@@ -90,7 +96,7 @@ def run_node(
     With ``known``, the result may write only those state keys.
     """
     try:
-        with runnable_config(config):
+        with runnable_config(config), hidden_calls(_hiding(impl, config)):
             if impl.sync is not None:
                 args, kwargs = _arguments(impl.sync_call, state, runtime, config)
                 result = impl.sync(*args, **kwargs)
@@ -117,7 +123,7 @@ async def run_node_async(
     ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
     """
     try:
-        with runnable_config(config):
+        with runnable_config(config), hidden_calls(_hiding(impl, config)):
             if impl.async_ is not None:
                 args, kwargs = _arguments(impl.async_call, state, runtime, config)
                 result = await impl.async_(*args, **kwargs)

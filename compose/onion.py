@@ -5,6 +5,12 @@ runs whatever lies inside the onion (the model or the tool). Each layer's ``hand
 the rest of the onion; it returns only the response, and the layer's own command (model
 calls) is added to the writes collected from the last attempt of the layers inside it.
 
+A run of layers is a chain of handlers built once (see :mod:`.chain_state`); a call
+takes a free chain from the run's pool, so a layer costs two stack frames and no
+allocation. An async run longer than :data:`FRESH_STACK_EVERY` layers continues on a
+fresh task (a fresh stack) every that many layers, so its depth is not bounded by the
+recursion limit.
+
 Layers that have only the other flavour are bridged in runs: in a sync onion, a run of
 async-only layers runs on an event loop with an async handler around the sync rest; in an
 async onion, a run of sync-only layers runs on a worker thread with a sync handler that
@@ -22,16 +28,20 @@ from typing import Any
 from funcware.hooks.middleware import HookImpl
 
 from .bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
-from .failures import note_passed_through, note_raised
-from .updates import NO_WRITES, Writes
+from .chain_state import (
+    AsyncPiece,
+    Outcome,
+    Piece,
+    async_chain,
+    async_tail_piece,
+    sync_chain,
+    tail_piece,
+)
 
-__all__ = ["CallKind", "Outcome", "build_async", "build_sync"]
+__all__ = ["FRESH_STACK_EVERY", "CallKind", "Outcome", "build_async", "build_sync"]
 
-Outcome = tuple[Any, Writes]
-Tail = Callable[[Any], Outcome]
-AsyncTail = Callable[[Any], Awaitable[Outcome]]
-Piece = Callable[[Any, Tail], Outcome]
-AsyncPiece = Callable[[Any, AsyncTail], Awaitable[Outcome]]
+FRESH_STACK_EVERY = 200
+"""Async layers per stack: beyond this many, the rest of the onion runs on a new task."""
 
 
 @dataclass(frozen=True)
@@ -41,112 +51,12 @@ class CallKind:
     hook: str
     normalize: Callable[[object, HookImpl], Outcome]
     """Check a layer's return value; give its response and its own writes."""
-
-
-def _tail_piece(request: Any, tail: Tail) -> Outcome:
-    return tail(request)
-
-
-async def _async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
-    return await tail(request)
-
-
-def _sync_run(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece:
-    """Sync layers ``impls`` (first outermost) around ``inner``, as one piece.
-
-    Each layer's handler calls the next layer's function itself, so a layer costs two
-    stack frames (its function and its handler): deep onions stay far from the limit.
-    That is why the call of the next layer is written out inline, in both the sync and
-    the async twin, rather than shared through a helper (one more frame per layer).
-    """
-    funcs = [impl.sync for impl in impls]
-    assert all(func is not None for func in funcs)
-    normalize = kind.normalize
-    count = len(impls)
-
-    def piece(request: Any, tail: Tail) -> Outcome:
-        def handler_of(index: int, box: list[Writes]) -> Callable[[Any], Any]:
-            def handler(req: Any) -> Any:
-                box[0] = NO_WRITES
-                after = index + 1
-                if after == count:
-                    try:
-                        response, writes = inner(req, tail)
-                    except BaseException as exc:
-                        note_passed_through(exc)
-                        raise
-                else:
-                    next_box = [NO_WRITES]
-                    try:
-                        result = funcs[after](req, handler_of(after, next_box))  # type: ignore[misc]
-                    except BaseException as exc:
-                        note_raised(exc, impls[after])
-                        raise
-                    response, own = normalize(result, impls[after])
-                    writes = next_box[0] + own if own else next_box[0]
-                box[0] = writes
-                return response
-
-            return handler
-
-        box = [NO_WRITES]
-        try:
-            result = funcs[0](request, handler_of(0, box))  # type: ignore[misc]
-        except BaseException as exc:
-            note_raised(exc, impls[0])
-            raise
-        response, own = normalize(result, impls[0])
-        return response, (box[0] + own if own else box[0])
-
-    return piece
-
-
-def _async_run(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
-    """Async layers ``impls`` (first outermost) around ``inner``, as one piece."""
-    funcs = [impl.async_ for impl in impls]
-    assert all(func is not None for func in funcs)
-    normalize = kind.normalize
-    count = len(impls)
-
-    async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        def handler_of(index: int, box: list[Writes]) -> Callable[[Any], Awaitable[Any]]:
-            async def handler(req: Any) -> Any:
-                box[0] = NO_WRITES
-                after = index + 1
-                if after == count:
-                    try:
-                        response, writes = await inner(req, tail)
-                    except BaseException as exc:
-                        note_passed_through(exc)
-                        raise
-                else:
-                    next_box = [NO_WRITES]
-                    try:
-                        result = await funcs[after](req, handler_of(after, next_box))  # type: ignore[misc]
-                    except BaseException as exc:
-                        note_raised(exc, impls[after])
-                        raise
-                    response, own = normalize(result, impls[after])
-                    writes = next_box[0] + own if own else next_box[0]
-                box[0] = writes
-                return response
-
-            return handler
-
-        box = [NO_WRITES]
-        try:
-            result = await funcs[0](request, handler_of(0, box))  # type: ignore[misc]
-        except BaseException as exc:
-            note_raised(exc, impls[0])
-            raise
-        response, own = normalize(result, impls[0])
-        return response, (box[0] + own if own else box[0])
-
-    return piece
+    plain: type | None = None
+    """Results of exactly this type pass unchecked, with no writes (the fast path)."""
 
 
 def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
-    def piece(request: Any, tail: Tail) -> Outcome:
+    def piece(request: Any, tail: Callable[[Any], Outcome]) -> Outcome:
         async def async_tail(req: Any) -> Outcome:
             return inner(req, tail)
 
@@ -156,7 +66,7 @@ def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
 
 
 def _sync_run_in_async(run: Piece, inner: AsyncPiece) -> AsyncPiece:
-    async def piece(request: Any, tail: AsyncTail) -> Outcome:
+    async def piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
         loop = asyncio.get_running_loop()
 
         def sync_tail(req: Any) -> Outcome:
@@ -164,6 +74,26 @@ def _sync_run_in_async(run: Piece, inner: AsyncPiece) -> AsyncPiece:
 
         return await run_in_thread(run, request, sync_tail)
 
+    return piece
+
+
+def _on_fresh_stack(inner: AsyncPiece) -> AsyncPiece:
+    """``inner`` run as its own task: it starts on an empty stack (cancelled with ours)."""
+
+    async def piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
+        return await asyncio.ensure_future(inner(request, tail))
+
+    return piece
+
+
+def _async_runs(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
+    """Async layers ``impls`` around ``inner``, cut into stacks of FRESH_STACK_EVERY."""
+    piece = inner
+    starts = range(0, len(impls), FRESH_STACK_EVERY)
+    for start in reversed(starts):
+        if start + FRESH_STACK_EVERY < len(impls):
+            piece = _on_fresh_stack(piece)
+        piece = async_chain(impls[start : start + FRESH_STACK_EVERY], kind, piece)
     return piece
 
 
@@ -176,21 +106,21 @@ def _runs(
 
 def build_sync(impls: Sequence[HookImpl], kind: CallKind) -> Piece:
     """The sync onion of ``impls`` (first outermost)."""
-    piece: Piece = _tail_piece
+    piece: Piece = tail_piece
     for native, run in reversed(_runs(impls, lambda i: i.sync is not None)):
         if native:
-            piece = _sync_run(run, kind, piece)
+            piece = sync_chain(run, kind, piece)
         else:
-            piece = _async_run_in_sync(_async_run(run, kind, _async_tail_piece), piece)
+            piece = _async_run_in_sync(_async_runs(run, kind, async_tail_piece), piece)
     return piece
 
 
 def build_async(impls: Sequence[HookImpl], kind: CallKind) -> AsyncPiece:
     """The async onion of ``impls`` (first outermost)."""
-    piece: AsyncPiece = _async_tail_piece
+    piece: AsyncPiece = async_tail_piece
     for native, run in reversed(_runs(impls, lambda i: i.async_ is not None)):
         if native:
-            piece = _async_run(run, kind, piece)
+            piece = _async_runs(run, kind, piece)
         else:
-            piece = _sync_run_in_async(_sync_run(run, kind, _tail_piece), piece)
+            piece = _sync_run_in_async(sync_chain(run, kind, tail_piece), piece)
     return piece

@@ -143,15 +143,13 @@ class AgentPlan:
                 for found, decl in zip(impls, ordering.declarations, strict=True)
             ]
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
-        owned_tools = [("the agent", _as_tool(t)) for t in tools or ()]
-        owned_tools += [
-            (
-                f"middleware {m.name!r}",
-                _as_tool(t, m),
-            )
+        # Middleware tools first, then the agent's: the order LangChain binds them in.
+        owned_tools = [
+            (f"middleware {m.name!r}", _as_tool(t, m))
             for m in members
             for t in getattr(m, "tools", ())
         ]
+        owned_tools += [("the agent", _as_tool(t)) for t in tools or ()]
         owned = [
             (_SchemaOwner(m), m.state_schema) for m in members if m.state_schema is not AgentState
         ]

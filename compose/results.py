@@ -84,12 +84,12 @@ def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None)
 
 def model_calls(known: frozenset[str] | None = None) -> CallKind:
     """The model-call onion kind; with ``known``, command writes must be state keys."""
-    return CallKind("wrap_model_call", partial(_normalize_model, known=known))
+    return CallKind("wrap_model_call", partial(_normalize_model, known=known), ModelResponse)
 
 
 def tool_calls(known: frozenset[str] | None = None) -> CallKind:
     """The tool-call onion kind; with ``known``, a returned Command must write state keys."""
-    return CallKind("wrap_tool_call", partial(_normalize_tool, known=known))
+    return CallKind("wrap_tool_call", partial(_normalize_tool, known=known), ToolMessage)
 
 
 MODEL_CALLS = model_calls()

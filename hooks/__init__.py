@@ -14,6 +14,7 @@ from .decorators import (
 from .effects import EFFECTS, Declaration, declarations
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .policies import HookTimeoutError
+from .streaming import SlidingWindow, StreamPolicy
 from .types import (
     AgentState,
     ExtendedModelResponse,
@@ -53,6 +54,8 @@ __all__ = [
     "OmitFromSchema",
     "OutputAgentState",
     "PrivateStateAttr",
+    "SlidingWindow",
+    "StreamPolicy",
     "ToolCallRequest",
     "ToolRuntime",
     "after_agent",

@@ -25,6 +25,7 @@ from .effects import ATTRS, Position, check_applies, declare
 from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
 from .policies import OnError, check_on_error, stash_options
+from .streaming import StreamPolicy, check_stream_policy
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 
 if TYPE_CHECKING:
@@ -115,7 +116,12 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
             f"{source} got can_jump_to={value!r} for {_label(func)}: {bad!r} "
             f"is not a jump target. Allowed targets: {', '.join(JUMP_TARGETS)}."
         )
-    return tuple(t for t in JUMP_TARGETS if t in items)
+    return _in_order(items)  # type: ignore[arg-type]
+
+
+def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
+    """Every target of ``groups`` once, in the order first declared (as LangChain keeps it)."""
+    return tuple(dict.fromkeys(t for group in groups for t in group))
 
 
 def hook_config(
@@ -147,7 +153,7 @@ def hook_config(
         )
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
-        setattr(func, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
         return target
 
     return decorator
@@ -170,7 +176,7 @@ def _add_jumps_to_generated(
         name = impl.hook if impl.sync is not None else "a" + impl.hook
         adapter = type(middleware).__dict__[name]
         old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
-        setattr(adapter, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*old, *jumps)])
+        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
 
 
 def _add_policies_to_generated(
@@ -297,6 +303,29 @@ def _check_schema(state_schema: object, func: Callable[..., Any], decorator: str
         )
 
 
+_GUARD_HOOKS = ("after_model", "wrap_model_call")
+
+
+def _stream_options(
+    func: Callable[..., Any], hook: HookName, decorator: str, stream: object, internal: object
+) -> dict[str, Any]:
+    """The class attributes for ``stream=`` and ``stream_internal_calls=``, if not defaults."""
+    owner = f"@{decorator} for {_label(func)}"
+    options: dict[str, Any] = {}
+    if stream != "pass":
+        if hook not in _GUARD_HOOKS:
+            raise TypeError(
+                f"{owner} got stream={stream!r}, but stream= governs what a guard lets through "
+                "to the stream and applies to after_model and wrap_model_call hooks only."
+            )
+        options["stream"] = check_stream_policy(stream, owner)
+    if internal is not False:
+        if internal is not True:
+            raise TypeError(f"{owner} got stream_internal_calls={internal!r}; use True or False.")
+        options["stream_internal_calls"] = True
+    return options
+
+
 def _lift(
     target: object,
     hook: HookName,
@@ -307,6 +336,8 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream: object = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
@@ -323,6 +354,7 @@ def _lift(
             "always run."
         )
     _check_schema(state_schema, func, decorator)
+    streaming = _stream_options(func, hook, decorator, stream, stream_internal_calls)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
     method = adapter(func)
@@ -332,7 +364,7 @@ def _lift(
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
-        setattr(method, _JUMP_ATTR, [t for t in JUMP_TARGETS if t in (*jumps, *stashed)])
+        setattr(method, _JUMP_ATTR, list(_in_order(jumps, stashed)))
     elif getattr(func, _JUMP_ATTR, None):
         raise TypeError(
             f"@hook_config(can_jump_to=...) on {_label(func)} has no effect on a {hook} hook; "
@@ -347,6 +379,7 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
+        **streaming,
         "on_error": policy,
     }
     if declaration is not None:
@@ -437,6 +470,7 @@ def before_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     reads: Collection[str] | None = None,
@@ -462,6 +496,7 @@ def before_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     reads: Collection[str] | None = None,
@@ -487,6 +522,8 @@ def after_model(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     reads: Collection[str] | None = None,
@@ -512,6 +549,7 @@ def after_agent(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
@@ -543,6 +581,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     reads: Collection[str] | None = None,
@@ -559,6 +599,8 @@ def wrap_model_call(
     state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
+    stream: StreamPolicy = "pass",
+    stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
     reads: Collection[str] | None = None,
@@ -591,6 +633,8 @@ def wrap_model_call(
             state_schema=state_schema,
             tools=tools,
             name=name,
+            stream=stream,
+            stream_internal_calls=stream_internal_calls,
             timeout=timeout,
             on_error=on_error,
             declared=declared,
@@ -606,6 +650,7 @@ def wrap_tool_call(
     func: None = None,
     /,
     *,
+    state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
     timeout: float | None = None,
@@ -621,6 +666,7 @@ def wrap_tool_call(
     func: Any = None,
     /,
     *,
+    state_schema: type[Any] | None = None,
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     name: str | None = None,
     timeout: float | None = None,
@@ -634,7 +680,8 @@ def wrap_tool_call(
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
-    ``timeout`` bounds the layer with everything inside it (the tool included).
+    Options: ``state_schema`` (fields the middleware adds), ``tools``, ``name``,
+    ``timeout`` (bounds the layer with everything inside it, the tool included), ``on_error``.
     Declarations: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``, ``position``.
     """
     declared = _declared(
@@ -652,6 +699,7 @@ def wrap_tool_call(
             "wrap_tool_call",
             lambda f: _wrap_adapter(f, "wrap_tool_call"),
             decorator="wrap_tool_call",
+            state_schema=state_schema,
             tools=tools,
             name=name,
             timeout=timeout,

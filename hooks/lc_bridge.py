@@ -32,6 +32,10 @@ __all__ = [
 ]
 
 _TYPES_MODULE = "langchain.agents.middleware.types"
+_FORMATS_MODULE = "langchain.agents.structured_output"
+_FORMAT_CLASSES = frozenset({"ToolStrategy", "ProviderStrategy", "AutoStrategy"})
+_TWIN = "_funcware_twin"
+"""The attribute linking a funcware strategy and its LangChain copy, both ways."""
 
 
 def langchain_types() -> ModuleType | None:
@@ -43,6 +47,41 @@ def is_langchain_middleware(obj: object) -> bool:
     """Whether ``obj`` is an instance of LangChain's ``AgentMiddleware``."""
     lc = langchain_types()
     return lc is not None and isinstance(obj, lc.AgentMiddleware)
+
+
+def _lc_format(value: Any) -> Any:
+    """A funcware response-format strategy as LangChain's (same fields), made once.
+
+    Anything else (LangChain's own strategies, plain schemas, ``None``) is returned as is.
+    """
+    kind = type(value)
+    if kind.__name__ not in _FORMAT_CLASSES or not kind.__module__.startswith("funcware."):
+        return value
+    twin = getattr(value, _TWIN, None)
+    lc = sys.modules.get(_FORMATS_MODULE)
+    if twin is not None or lc is None:
+        return twin if twin is not None else value
+    if kind.__name__ == "ToolStrategy":
+        twin = lc.ToolStrategy(
+            value.schema,
+            tool_message_content=value.tool_message_content,
+            handle_errors=value.handle_errors,
+        )
+        for theirs, ours in zip(twin.schema_specs, value.schema_specs, strict=True):
+            theirs.name = ours.name  # a generated name must stay the agent's tool name
+    elif kind.__name__ == "ProviderStrategy":
+        twin = lc.ProviderStrategy(value.schema, strict=value.schema_spec.strict)
+    else:
+        twin = lc.AutoStrategy(value.schema)
+    setattr(value, _TWIN, twin)
+    setattr(twin, _TWIN, value)
+    return twin
+
+
+def _native_format(value: Any) -> Any:
+    """The funcware strategy a LangChain copy was made from (else ``value`` itself)."""
+    twin = getattr(value, _TWIN, None) if type(value).__name__ in _FORMAT_CLASSES else None
+    return twin if twin is not None and type(twin).__module__.startswith("funcware.") else value
 
 
 def _request_fields(request: Any) -> dict[str, Any]:
@@ -63,14 +102,18 @@ def to_lc_request(request: ModelRequest[Any]) -> Any:
     """funcware ``ModelRequest`` -> LangChain ``ModelRequest`` (same fields)."""
     lc = langchain_types()
     assert lc is not None
-    return lc.ModelRequest(**_request_fields(request))
+    fields = _request_fields(request)
+    fields["response_format"] = _lc_format(fields["response_format"])
+    return lc.ModelRequest(**fields)
 
 
 def from_lc_request(request: Any) -> ModelRequest[Any]:
     """LangChain ``ModelRequest`` (or funcware's own) -> funcware ``ModelRequest``."""
     if isinstance(request, ModelRequest):
         return request
-    return ModelRequest(**_request_fields(request))
+    fields = _request_fields(request)
+    fields["response_format"] = _native_format(fields["response_format"])
+    return ModelRequest(**fields)
 
 
 def to_lc_response(response: Any) -> Any:

@@ -22,6 +22,7 @@ from typing_extensions import TypeVar
 from .injection import PLAIN, Injection, injection_for
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
 from .policies import OnError, apply_policies, hook_options
+from .streaming import StreamPolicy
 from .types import (
     JUMP_TARGETS,
     AgentState,
@@ -84,6 +85,15 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
+
+    stream: StreamPolicy = "pass"
+    """How this middleware's output decisions govern the stream (``after_model`` and
+    ``wrap_model_call`` guards): ``"pass"``, ``"buffer"`` or a ``SlidingWindow``; see
+    :mod:`funcware.hooks.streaming`."""
+
+    stream_internal_calls: bool = False
+    """Whether model calls this middleware makes itself (a summarizer, a grader) appear in
+    the user's message stream; hidden by default, as LangChain hides its own."""
 
     on_error: OnError = "raise"
     """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
@@ -300,7 +310,7 @@ def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
         for target in getattr(getattr(func, "__func__", func), "__can_jump_to__", None) or ():
             if target not in found:
                 found.append(target)
-    return tuple(t for t in JUMP_TARGETS if t in found)
+    return tuple(t for t in JUMP_TARGETS if t in found)  # canonical order for the plan
 
 
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:

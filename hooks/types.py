@@ -7,7 +7,7 @@ over by changing one import. ``ToolCallRequest`` and ``ToolRuntime`` are langgra
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, Union
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
@@ -136,8 +136,8 @@ class ModelRequest(Generic[ContextT]):
     ) -> None:
         if system_prompt is not None and system_message is not None:
             raise ValueError(
-                "ModelRequest takes system_prompt or system_message, not both: "
-                "pass system_message=SystemMessage(...) only."
+                "Cannot specify both system_prompt and system_message: ModelRequest "
+                "takes one; pass system_message=SystemMessage(...) only."
             )
         if system_prompt is not None:
             system_message = SystemMessage(content=system_prompt)
@@ -163,9 +163,11 @@ class ModelRequest(Generic[ContextT]):
         return self.system_message.text
 
     def __setattr__(self, name: str, value: Any) -> None:
+        fix = "system_message=SystemMessage(...)" if name == "system_prompt" else f"{name}=..."
         warnings.warn(
-            f"Assigning ModelRequest.{name} changes the request in place; "
-            f"use request.override({name}=...) to get a new request instead.",
+            f"Direct attribute assignment to ModelRequest.{name} is deprecated. "
+            f"Use request.override({fix}) instead to create a new request "
+            f"(assigning changes the request in place, for every layer that holds it).",
             DeprecationWarning,
             stacklevel=2,
         )
@@ -190,13 +192,14 @@ class ModelRequest(Generic[ContextT]):
         if "system_prompt" in changes:
             if "system_message" in changes:
                 raise ValueError(
-                    "ModelRequest.override() takes system_prompt or system_message, not both."
+                    "Cannot specify both system_prompt and system_message: "
+                    "ModelRequest.override() takes one; pass system_message=SystemMessage(...)."
                 )
             prompt = changes.pop("system_prompt")
             changes["system_message"] = None if prompt is None else SystemMessage(content=prompt)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            return replace(self, **changes)
+        # __init__ writes through object.__setattr__: no deprecation warning to silence.
+        fields = {name: changes.get(name, getattr(self, name)) for name in _REQUEST_FIELDS}
+        return type(self)(**fields)
 
 
 @dataclass

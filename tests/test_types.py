@@ -179,7 +179,7 @@ def test_system_prompt_keyword_becomes_a_system_message(model: GenericFakeChatMo
 def test_system_prompt_and_system_message_together_are_refused(
     model: GenericFakeChatModel,
 ) -> None:
-    with pytest.raises(ValueError, match="system_prompt or system_message"):
+    with pytest.raises(ValueError, match=r"^Cannot specify both system_prompt and system_message"):
         ModelRequest(model=model, messages=[], system_prompt="a", system_message=SystemMessage("b"))
 
 
@@ -209,7 +209,7 @@ def test_override_system_prompt(model: GenericFakeChatModel) -> None:
     assert new.system_prompt == "x"
     assert old.system_prompt == "old"
     assert old.override(system_prompt=None).system_message is None
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match=r"^Cannot specify both system_prompt and system_message"):
         old.override(system_prompt="x", system_message=SystemMessage("y"))
 
 

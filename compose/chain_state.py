@@ -1,0 +1,286 @@
+"""A run of wrap layers of one flavour as a chain of handlers built once, reused per call.
+
+The handler given to layer ``i`` calls layer ``i + 1`` itself (after the last layer, the
+piece inside the run), so a layer costs two stack frames. What one call needs besides
+(its tail, and what each handler's last attempt collected) lives in the chain: a call
+takes a free chain from the run's pool and gives it back when it returns, so building
+the handlers happens once, not on every call.
+
+``slots[i]`` holds the writes of the last finished attempt of handler ``i``: they are
+reset when it starts again (a retry forgets the attempt before) and when it fails. Two
+attempts of one handler that overlap (a layer that races its handler) each get their
+own chain for what lies inside, so they never mix; the last to finish wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from funcware.hooks.middleware import HookImpl
+
+from .failures import note_passed_through, note_raised
+from .updates import NO_WRITES, Writes
+
+if TYPE_CHECKING:
+    from .onion import CallKind
+
+__all__ = [
+    "AsyncPiece",
+    "Outcome",
+    "Piece",
+    "async_chain",
+    "async_tail_piece",
+    "sync_chain",
+    "tail_piece",
+]
+
+Outcome = tuple[Any, Writes]
+Tail = Callable[[Any], Outcome]
+AsyncTail = Callable[[Any], Awaitable[Outcome]]
+Piece = Callable[[Any, Tail], Outcome]
+AsyncPiece = Callable[[Any, AsyncTail], Awaitable[Outcome]]
+
+KEEP_HANDLERS = 100_000
+"""Free chains a run keeps: at most this many handlers in all (and at least 4 chains)."""
+
+
+class _InFlight(tuple):  # type: ignore[type-arg]
+    """The slot of a handler whose attempt is running: empty writes, told apart by identity."""
+
+    __slots__ = ()
+
+
+RUNNING: Writes = _InFlight()
+
+
+def tail_piece(request: Any, tail: Tail) -> Outcome:
+    """The innermost piece of a sync onion: the tail itself."""
+    return tail(request)
+
+
+async def async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
+    """The innermost piece of an async onion."""
+    return await tail(request)
+
+
+class _Chain:
+    """One set of handlers for a run, and the state of the call using it."""
+
+    __slots__ = ("handlers", "shared", "slots", "tail")
+
+    def __init__(self, count: int) -> None:
+        self.handlers: list[Callable[[Any], Any]] = []
+        self.slots: list[Writes] = [NO_WRITES] * count
+        self.tail: Any = None
+        self.shared = False
+        """Set when two attempts overlapped: a late one may still write, so never reuse."""
+
+
+class _Pool:
+    """Free chains of one run (``list.pop``/``append`` are atomic, so threads may share it)."""
+
+    def __init__(self, build: Callable[[], _Chain], count: int) -> None:
+        self.build = build
+        self.free: list[_Chain] = []
+        self.keep = max(4, KEEP_HANDLERS // max(count, 1))
+
+    def take(self, tail: Any) -> _Chain:
+        try:
+            chain = self.free.pop()
+        except IndexError:
+            chain = self.build()
+        chain.tail = tail
+        return chain
+
+    def give(self, chain: _Chain) -> None:
+        chain.tail = None
+        if not chain.shared and len(self.free) < self.keep:
+            self.free.append(chain)
+
+
+def _merged(inside: Writes, own: Writes) -> Writes:
+    return inside + own if own else inside
+
+
+def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece:
+    """Sync layers ``impls`` (first outermost) around ``inner``, as one piece."""
+    funcs: list[Callable[..., Any]] = [impl.sync for impl in impls]  # type: ignore[misc]
+    assert funcs and all(func is not None for func in funcs)
+    normalize, plain = kind.normalize, kind.plain
+    count, last = len(funcs), len(funcs) - 1
+    direct = inner is tail_piece
+
+    def overlapping(chain: _Chain, index: int, request: Any) -> Any:
+        chain.shared = True
+        other = pool.take(chain.tail)
+        try:
+            return other.handlers[index](request)
+        finally:
+            chain.slots[index] = other.slots[index]
+            pool.give(other)
+
+    def build() -> _Chain:
+        chain = _Chain(count)
+        slots = chain.slots
+
+        def innermost(req: Any) -> Any:
+            if slots[last] is RUNNING:
+                return overlapping(chain, last, req)
+            slots[last] = RUNNING
+            try:
+                response, writes = chain.tail(req) if direct else inner(req, chain.tail)
+            except BaseException as exc:
+                slots[last] = NO_WRITES
+                note_passed_through(exc)
+                raise
+            slots[last] = writes
+            return response
+
+        def link(index: int, handler_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            after = index + 1
+            func, impl = funcs[after], impls[after]
+
+            def handler(req: Any) -> Any:
+                if slots[index] is RUNNING:
+                    return overlapping(chain, index, req)
+                slots[index] = RUNNING
+                slots[after] = NO_WRITES
+                try:
+                    result = func(req, handler_next)
+                except BaseException as exc:
+                    slots[index] = NO_WRITES
+                    note_raised(exc, impl)
+                    raise
+                if result.__class__ is plain:
+                    slots[index] = slots[after]
+                    return result
+                response, own = normalize(result, impl)
+                slots[index] = _merged(slots[after], own)
+                return response
+
+            return handler
+
+        handlers: list[Callable[[Any], Any]] = [innermost]
+        for index in reversed(range(last)):
+            handlers.append(link(index, handlers[-1]))
+        handlers.reverse()
+        chain.handlers = handlers
+        return chain
+
+    pool = _Pool(build, count)
+    first, first_impl = funcs[0], impls[0]
+
+    def piece(request: Any, tail: Tail) -> Outcome:
+        chain = pool.take(tail)
+        slots = chain.slots
+        slots[0] = NO_WRITES
+        try:
+            try:
+                result = first(request, chain.handlers[0])
+            except BaseException as exc:
+                note_raised(exc, first_impl)
+                raise
+            if result.__class__ is plain:
+                return result, slots[0]
+            response, own = normalize(result, first_impl)
+            return response, _merged(slots[0], own)
+        finally:
+            pool.give(chain)
+
+    return piece
+
+
+def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
+    """Async layers ``impls`` (first outermost) around ``inner``, as one piece.
+
+    The twin of :func:`sync_chain`, written out rather than shared: a shared helper
+    would cost a stack frame per layer.
+    """
+    funcs: list[Callable[..., Any]] = [impl.async_ for impl in impls]  # type: ignore[misc]
+    assert funcs and all(func is not None for func in funcs)
+    normalize, plain = kind.normalize, kind.plain
+    count, last = len(funcs), len(funcs) - 1
+    direct = inner is async_tail_piece
+
+    async def overlapping(chain: _Chain, index: int, request: Any) -> Any:
+        chain.shared = True
+        other = pool.take(chain.tail)
+        try:
+            return await other.handlers[index](request)
+        finally:
+            chain.slots[index] = other.slots[index]
+            pool.give(other)
+
+    def build() -> _Chain:
+        chain = _Chain(count)
+        slots = chain.slots
+
+        async def innermost(req: Any) -> Any:
+            if slots[last] is RUNNING:
+                return await overlapping(chain, last, req)
+            slots[last] = RUNNING
+            try:
+                if direct:
+                    response, writes = await chain.tail(req)
+                else:
+                    response, writes = await inner(req, chain.tail)
+            except BaseException as exc:
+                slots[last] = NO_WRITES
+                note_passed_through(exc)
+                raise
+            slots[last] = writes
+            return response
+
+        def link(index: int, handler_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            after = index + 1
+            func, impl = funcs[after], impls[after]
+
+            async def handler(req: Any) -> Any:
+                if slots[index] is RUNNING:
+                    return await overlapping(chain, index, req)
+                slots[index] = RUNNING
+                slots[after] = NO_WRITES
+                try:
+                    result = await func(req, handler_next)
+                except BaseException as exc:
+                    slots[index] = NO_WRITES
+                    note_raised(exc, impl)
+                    raise
+                if result.__class__ is plain:
+                    slots[index] = slots[after]
+                    return result
+                response, own = normalize(result, impl)
+                slots[index] = _merged(slots[after], own)
+                return response
+
+            return handler
+
+        handlers: list[Callable[[Any], Any]] = [innermost]
+        for index in reversed(range(last)):
+            handlers.append(link(index, handlers[-1]))
+        handlers.reverse()
+        chain.handlers = handlers
+        return chain
+
+    pool = _Pool(build, count)
+    first, first_impl = funcs[0], impls[0]
+
+    async def piece(request: Any, tail: AsyncTail) -> Outcome:
+        chain = pool.take(tail)
+        slots = chain.slots
+        slots[0] = NO_WRITES
+        try:
+            try:
+                result = await first(request, chain.handlers[0])
+            except BaseException as exc:
+                note_raised(exc, first_impl)
+                raise
+            if result.__class__ is plain:
+                return result, slots[0]
+            response, own = normalize(result, first_impl)
+            return response, _merged(slots[0], own)
+        finally:
+            pool.give(chain)
+
+    return piece
