@@ -24,9 +24,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import AgentMiddleware, HookImpl, TransformerFactory
+from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
+from funcware.hooks.wording import a
 
 from .always import with_always_run
+from .arguments import check_list, check_schema
 from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
@@ -40,6 +42,7 @@ from .routing import (
     jump_route,
     structured_retry_route,
 )
+from .runs import as_agent_graph
 from .schema import input_output_schemas
 from .stream_guard import StreamGuard, with_held_field
 from .streaming import agent_metadata, agent_transformers
@@ -62,11 +65,14 @@ _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
 def _hook_node(
-    impl: HookImpl, known: frozenset[str], guard: StreamGuard | None = None
+    impl: HookImpl,
+    known: frozenset[str],
+    nodes: frozenset[str] | None = None,
+    guard: StreamGuard | None = None,
 ) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
-    node: Callable[..., Any] = partial(run_node, impl, known=known)
-    anode: Callable[..., Any] = partial(run_node_async, impl, known=known)
+    node: Callable[..., Any] = partial(run_node, impl, known=known, nodes=nodes)
+    anode: Callable[..., Any] = partial(run_node_async, impl, known=known, nodes=nodes)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
     if guard is not None and impl.label in guard.section:
@@ -85,7 +91,7 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
     if isinstance(system_prompt, str):
         return SystemMessage(content=system_prompt)
     raise TypeError(
-        f"create_agent(system_prompt=...) got a {type(system_prompt).__name__}; "
+        f"create_agent(system_prompt=...) got {a(type(system_prompt).__name__)}; "
         "use a str or a SystemMessage."
     )
 
@@ -133,10 +139,18 @@ def create_agent(
     at run time, that every declared layer does only what it declared.
     """
     chat_model = resolve_model(model)
+    check_schema(state_schema, "state_schema")
+    check_schema(context_schema, "context_schema")
     structured = StructuredOutput(response_format) if response_format is not None else None
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
-    plan = AgentPlan.build(middleware, tools, state_schema, order=order, effects=effects)
+    plan = AgentPlan.build(
+        check_list(middleware, "create_agent", "middleware", "middleware"),
+        None if tools is None else check_list(tools, "create_agent", "tools", "tools"),
+        state_schema,
+        order=order,
+        effects=effects,
+    )
     plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
     guard = StreamGuard.build(plan.middleware, hooks)
@@ -178,9 +192,10 @@ def create_agent(
     graph.add_node("model", RunnableCallable(model_node, model_node.acall, trace=False))
     if tool_node is not None:
         graph.add_node("tools", tool_node)
-    for hook in ("before_agent", "before_model", "after_model", "after_agent"):
-        for impl in hooks[hook]:
-            graph.add_node(impl.label, _hook_node(impl, plan.state_keys, guard))
+    node_hooks = [impl for hook in NODE_HOOKS for impl in hooks[hook]]
+    nodes = frozenset(["model", *(["tools"] if tool_node else []), *(i.label for i in node_hooks)])
+    for impl in node_hooks:
+        graph.add_node(impl.label, _hook_node(impl, plan.state_keys, nodes, guard))
 
     _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(
@@ -199,7 +214,7 @@ def create_agent(
     )
     compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
-    return compiled
+    return as_agent_graph(compiled)  # the same graph; its errors name the hooks involved
 
 
 def _wire(

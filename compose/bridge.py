@@ -13,23 +13,60 @@ import contextvars
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 
-__all__ = ["call_soon_in_loop", "run_coroutine_sync", "run_in_thread", "runnable_config"]
+from .pool import BridgePool, BridgeSettings, default_settings, thread_loop
+
+__all__ = [
+    "BridgeSettings",
+    "bridge_threads",
+    "call_soon_in_loop",
+    "configure_bridge",
+    "run_coroutine_sync",
+    "run_in_thread",
+    "runnable_config",
+]
 
 T = TypeVar("T")
 
-# Bridged calls may nest (a sync layer whose handler drives async layers that hold a
-# thread for a sync layer again), and every blocked bridge holds a thread until the
-# code it waits for finishes. A bounded pool can therefore deadlock under load; this one
-# starts a thread whenever none is idle (ThreadPoolExecutor reuses idle ones first).
-_POOL = ThreadPoolExecutor(max_workers=1_000_000, thread_name_prefix="funcware-bridge")
-_LOCAL = threading.local()
+_POOL = BridgePool(default_settings())
+
+_HOLDING: contextvars.ContextVar[bool] = contextvars.ContextVar("funcware_holding", default=False)
+"""True in code that runs on a bridge thread, or on the loop on behalf of one."""
+
+
+def configure_bridge(
+    *, max_threads: int | None = None, idle_seconds: float | None = None
+) -> BridgeSettings:
+    """Set the bridge's thread limits; return the settings in force before.
+
+    ``max_threads`` bounds the threads that sync hooks awaited from async code use at
+    once (default: the standard library's executor bound, ``min(32, cpus + 4)``); more
+    calls queue without blocking the event loop. Calls nested in a bridged call never
+    queue, so they cannot deadlock. A thread idle for ``idle_seconds`` (default 2) ends.
+    """
+    old = _POOL.settings
+    if max_threads is not None and (not isinstance(max_threads, int) or max_threads < 1):
+        raise ValueError(f"configure_bridge(max_threads={max_threads!r}): use an int >= 1.")
+    if idle_seconds is not None and (
+        not isinstance(idle_seconds, (int, float)) or idle_seconds < 0
+    ):
+        raise ValueError(f"configure_bridge(idle_seconds={idle_seconds!r}): use a number >= 0.")
+    _POOL.settings = BridgeSettings(
+        max_threads=old.max_threads if max_threads is None else max_threads,
+        idle_seconds=old.idle_seconds if idle_seconds is None else float(idle_seconds),
+    )
+    return old
+
+
+def bridge_threads() -> int:
+    """How many bridge worker threads are alive now."""
+    return _POOL.threads
 
 
 class _CancelScope:
@@ -76,22 +113,27 @@ _SCOPE: contextvars.ContextVar[_CancelScope | None] = contextvars.ContextVar(
 )
 
 
-class _OwnLoop:
-    """A thread's private event loop, closed when the thread ends."""
+async def _with_its_tasks(coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro``, then every task it started on this private loop.
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-
-    def __del__(self) -> None:
-        if not self.loop.is_closed():
-            self.loop.close()
-
-
-def _thread_loop() -> asyncio.AbstractEventLoop:
-    own: _OwnLoop | None = getattr(_LOCAL, "own", None)
-    if own is None or own.loop.is_closed():
-        own = _LOCAL.own = _OwnLoop()
-    return own.loop
+    Nothing else runs on a bridge's private loop, so a task left there would never run
+    ("Task was destroyed but it is pending"). Once the coroutine is done, its tasks run to
+    completion; the first one that failed raises. If the coroutine failed, they are cancelled.
+    """
+    me = asyncio.current_task()
+    try:
+        result = await coro
+    except BaseException:
+        for task in asyncio.all_tasks():
+            if task is not me:
+                task.cancel()
+        raise
+    while pending := [task for task in asyncio.all_tasks() if task is not me]:
+        await asyncio.wait(pending)
+        for task in pending:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    return result
 
 
 def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
@@ -103,9 +145,11 @@ def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _thread_loop().run_until_complete(coro)
+        return thread_loop().run_until_complete(_with_its_tasks(coro))
     context = contextvars.copy_context()
-    return _POOL.submit(context.run, lambda: _thread_loop().run_until_complete(coro)).result()
+    context.run(_HOLDING.set, True)
+    job = partial(context.run, lambda: thread_loop().run_until_complete(_with_its_tasks(coro)))
+    return _POOL.run(job, nested=True).result()  # this thread blocks: never queue
 
 
 async def run_in_thread(func: Callable[..., T], *args: Any) -> T:
@@ -116,11 +160,13 @@ async def run_in_thread(func: Callable[..., T], *args: Any) -> T:
     starts nothing more (no model or tool call after the run was cancelled).
     """
     scope = _CancelScope()
+    nested = _HOLDING.get()
     context = contextvars.copy_context()
     context.run(_SCOPE.set, scope)
-    loop = asyncio.get_running_loop()
+    context.run(_HOLDING.set, True)
+    future = _POOL.run(partial(context.run, func, *args), nested=nested)
     try:
-        return await loop.run_in_executor(_POOL, lambda: context.run(func, *args))
+        return await asyncio.wrap_future(future)
     except asyncio.CancelledError:
         scope.cancel()
         raise

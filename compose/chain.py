@@ -8,7 +8,6 @@ each seeing the state as updated by the ones before it. Composites nest and flat
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -16,7 +15,6 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
-from funcware.hooks.lc_bridge import is_langchain_middleware
 from funcware.hooks.middleware import (
     HOOKS,
     AgentMiddleware,
@@ -33,10 +31,11 @@ from funcware.hooks.types import (
     ToolCallRequest,
 )
 
+from .arguments import member_problem
 from .nodes import run_node, run_node_async
 from .onion import build_async, build_sync
 from .ordering import Order, arrange, check_choice, enforce, united_declaration
-from .results import MODEL_CALLS, TOOL_CALLS, as_model_response
+from .results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
 from .schema import merge_schemas, reducer_keys
 from .streaming import member_transformers
 from .updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
@@ -44,31 +43,22 @@ from .updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
 __all__ = ["ComposedMiddleware", "compose", "flatten"]
 
 
-def _check_member(member: object) -> AgentMiddleware[Any, Any, Any]:
-    if isinstance(member, AgentMiddleware) or is_langchain_middleware(member):
-        return member  # type: ignore[return-value]
-    if inspect.isclass(member) and issubclass(member, AgentMiddleware):
-        raise TypeError(
-            f"compose() got the class {member.__qualname__}; pass an instance: "
-            f"compose({member.__qualname__}())."
-        )
-    if callable(member):
-        raise TypeError(
-            f"compose() got {member!r}, a plain callable; decorate it with a hook decorator "
-            "(@before_model, @wrap_model_call, ...) to make it a middleware."
-        )
-    raise TypeError(f"compose() expects middleware, got {member!r} ({type(member).__name__}).")
+def flatten(
+    middleware: Sequence[object], place: str = "compose()'s argument #{}"
+) -> list[AgentMiddleware[Any, Any, Any]]:
+    """``middleware`` with every composite replaced by its members (checked).
 
-
-def flatten(middleware: Sequence[object]) -> list[AgentMiddleware[Any, Any, Any]]:
-    """``middleware`` with every composite replaced by its members (checked)."""
+    ``place`` names an item in errors; ``{}`` is replaced by its index.
+    """
     flat: list[AgentMiddleware[Any, Any, Any]] = []
-    for member in middleware:
-        checked = _check_member(member)
-        if isinstance(checked, ComposedMiddleware):
-            flat.extend(checked.members)
+    for index, member in enumerate(middleware):
+        problem = member_problem(member, place.format(index))
+        if problem is not None:
+            raise TypeError(problem)
+        if isinstance(member, ComposedMiddleware):
+            flat.extend(member.members)
         else:
-            flat.append(checked)
+            flat.append(member)  # type: ignore[arg-type]
     return flat
 
 
@@ -76,7 +66,7 @@ def _base_response(value: object, where: str) -> ModelResponse[Any]:
     response = as_model_response(value)
     if response is None:
         raise TypeError(
-            f"the handler given to {where} returned a {type(value).__name__}; "
+            f"the handler given to {where} returned {returned(value)}; "
             "it must return a ModelResponse or an AIMessage."
         )
     return response
@@ -88,6 +78,13 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     def __init__(
         self, members: Sequence[object], name: str | None = None, order: Order = "check"
     ) -> None:
+        if len(members) == 1 and isinstance(members[0], (list, tuple)):
+            raise TypeError(
+                f"compose() takes middleware as separate arguments, but got one "
+                f"{type(members[0]).__name__}. Unpack it: compose(*middleware)."
+            )
+        if name is not None and (not isinstance(name, str) or not name):
+            raise TypeError(f"compose(name={name!r}) must be a non-empty str.")
         check_choice(order, "order", ("check", "auto"), "compose()")
         self.ordering = arrange(flatten(members), order, whole=False)
         enforce(self.ordering, "warn", "compose()")

@@ -21,6 +21,7 @@ from typing_extensions import get_type_hints
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 
+from .arguments import member_problem
 from .ordering import Conflict
 from .plan import AgentPlan
 from .schema import field_metadata, strip_required
@@ -200,5 +201,13 @@ def explain(target: Any) -> Explanation:
             "explain() got a graph that funcware.create_agent did not build; pass the "
             "middleware list instead."
         )
-    middleware = list(target) if isinstance(target, (list, tuple)) else [target]
-    return Explanation(AgentPlan.build(middleware, strict=False))
+    if isinstance(target, (list, tuple)):
+        middleware = list(target)
+    elif member_problem(target, "") is None:
+        middleware = [target]
+    else:
+        raise TypeError(
+            f"explain() got {target!r} ({type(target).__name__}); it takes a middleware, a "
+            "list of middleware, or an agent built by funcware.create_agent."
+        )
+    return Explanation(AgentPlan.build(middleware, strict=False, place="explain([...])[{}]"))

@@ -14,6 +14,8 @@ from langgraph.errors import GraphBubbleUp
 
 from funcware.hooks.middleware import HookImpl
 
+from .pauses import mark_interrupter
+
 __all__ = ["note_passed_through", "note_raised"]
 
 _PASSED = "__funcware_passed_through__"
@@ -26,8 +28,14 @@ def note_passed_through(exc: BaseException) -> None:
 
 
 def note_raised(exc: BaseException, impl: HookImpl) -> None:
-    """Add ``raised in middleware 'x', hook y (defined at file:line)`` to ``exc``, once."""
+    """Add ``raised in middleware 'x', hook y (defined at file:line)`` to ``exc``, once.
+
+    An interrupt gets no note; the hook that raised it is remembered for the error an
+    agent without a checkpointer gives (see :mod:`.pauses`).
+    """
     if not isinstance(exc, Exception) or isinstance(exc, GraphBubbleUp):
+        if not getattr(exc, _PASSED, False):
+            mark_interrupter(exc, impl.describe())
         return
     if getattr(exc, _PASSED, False):
         return

@@ -15,6 +15,7 @@ from langchain_core.messages import (
 )
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.errors import GraphInterrupt
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
@@ -23,6 +24,7 @@ from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCa
 
 from .bridge import runnable_config
 from .onion import Outcome, build_async, build_sync
+from .pauses import refuse_unresumable
 from .quiet import agent_config, current_config, hidden_calls
 from .repair import answer_invalid_tool_calls
 from .results import model_calls, tool_calls
@@ -217,8 +219,12 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any]:
         request, repaired = self.request(state, runtime)
-        with runnable_config(config), hidden_calls(config if self.wraps else None):
-            response, writes = self.onion(request, self.call_model)
+        try:
+            with runnable_config(config), hidden_calls(config if self.wraps else None):
+                response, writes = self.onion(request, self.call_model)
+        except GraphInterrupt as exc:
+            refuse_unresumable(exc, config, "the model step")
+            raise
         update = self._update(response, writes, repaired)
         if self.guard is not None and self.guard.buffer:
             return self.guard.model_output(update, config)
@@ -232,8 +238,12 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
-        with runnable_config(config), hidden_calls(config if self.wraps else None):
-            response, writes = await self.aonion(request, self.acall_model)
+        try:
+            with runnable_config(config), hidden_calls(config if self.wraps else None):
+                response, writes = await self.aonion(request, self.acall_model)
+        except GraphInterrupt as exc:
+            refuse_unresumable(exc, config, "the model step")
+            raise
         update = self._update(response, writes, repaired)
         if self.guard is not None and self.guard.buffer:
             return await self.guard.amodel_output(update, config)
@@ -257,6 +267,7 @@ class ToolWrapper:
     ) -> None:
         self.schema_only = schema_only
         self.tool_names = list(tool_names)
+        self.wraps = tuple(wraps)
         self.onion = build_sync(wraps, tool_calls(state_keys))
         self.aonion = build_async(wraps, tool_calls(state_keys))
 
@@ -282,11 +293,33 @@ class ToolWrapper:
             content=content, name=name, tool_call_id=request.tool_call["id"], status="error"
         )
 
+    def _answered(self, request: ToolCallRequest, result: Any) -> Any:
+        """``result`` if it answers ``request``'s tool call (a reply with its id)."""
+        if isinstance(result, ToolMessage) and result.tool_call_id != request.tool_call["id"]:
+            layers = "; ".join(impl.describe() for impl in self.wraps)
+            raise ValueError(
+                f"A wrap_tool_call returned a ToolMessage with tool_call_id="
+                f"{result.tool_call_id!r} for the call {request.tool_call['name']!r} whose id "
+                f"is {request.tool_call['id']!r} (the tool wraps of this agent: {layers}), so "
+                "the model's tool call would stay unanswered and a provider would reject the "
+                "next request. Reply with ToolMessage(..., tool_call_id="
+                "request.tool_call['id']), or return what handler(request) returned."
+            )
+        return result
+
+    def _interrupted(self, exc: GraphInterrupt, request: ToolCallRequest) -> None:
+        config = getattr(request.runtime, "config", None)
+        refuse_unresumable(exc, config, f"the tool {request.tool_call['name']!r}")
+
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
         def tail(req: ToolCallRequest) -> Outcome:
             return self._unimplemented(req) or execute(req), NO_WRITES
 
-        return self.onion(request, tail)[0]
+        try:
+            return self._answered(request, self.onion(request, tail)[0])
+        except GraphInterrupt as exc:
+            self._interrupted(exc, request)
+            raise
 
     async def acall(self, request: ToolCallRequest, execute: Any) -> Any:
         """Async wrapper."""
@@ -294,5 +327,9 @@ class ToolWrapper:
         async def tail(req: ToolCallRequest) -> Outcome:
             return self._unimplemented(req) or await execute(req), NO_WRITES
 
-        with runnable_config(getattr(request.runtime, "config", None)):
-            return (await self.aonion(request, tail))[0]
+        try:
+            with runnable_config(getattr(request.runtime, "config", None)):
+                return self._answered(request, (await self.aonion(request, tail))[0])
+        except GraphInterrupt as exc:
+            self._interrupted(exc, request)
+            raise

@@ -6,27 +6,65 @@ one of the targets the hook declared; anything else is an :class:`InvalidJumpErr
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from functools import partial
 from typing import Any, Optional
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import Command
+from langgraph.graph import END
+from langgraph.types import Command, Send
 
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
+from funcware.hooks.wording import a
 
 from .bridge import run_coroutine_sync, run_in_thread, runnable_config
 from .failures import note_raised
+from .jumplog import record_jump
 from .keys import check_keys, written_keys
+from .pauses import refuse_unresumable
 from .quiet import hidden_calls
+from .results import returned
+from .updates import update_writes
 
-__all__ = ["InvalidJumpError", "check_node_result", "run_node", "run_node_async"]
+__all__ = [
+    "InvalidJumpError",
+    "UnknownNodeError",
+    "check_goto",
+    "check_node_result",
+    "run_node",
+    "run_node_async",
+]
 
 
 class InvalidJumpError(ValueError):
     """A hook returned a ``jump_to`` it did not declare, or an unknown target."""
+
+
+class UnknownNodeError(ValueError):
+    """A hook's ``Command(goto=...)`` names a node the agent's graph does not have."""
+
+
+def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) -> None:
+    """Refuse a ``goto`` to a node not in ``nodes`` (langgraph would log and go on)."""
+    if nodes is None or not command.goto or command.graph is not None:
+        return
+    gotos = command.goto if isinstance(command.goto, (list, tuple)) else [command.goto]
+    for goto in gotos:
+        name = goto.node if isinstance(goto, Send) else goto
+        if name in nodes or name == END:
+            continue
+        close = difflib.get_close_matches(str(name), sorted(nodes), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownNodeError(
+            f"{owner} returned Command(goto={name!r}), but this agent has no node "
+            f"{name!r}, so langgraph would ignore it and go on.{hint} Its nodes: "
+            f"{', '.join(sorted(nodes))} (and END). To move between the agent's steps, "
+            "return {'jump_to': 'model' | 'tools' | 'end'} from a hook that declares "
+            "can_jump_to."
+        )
 
 
 def _check_jump(target: object, impl: HookImpl) -> None:
@@ -46,23 +84,33 @@ def _check_jump(target: object, impl: HookImpl) -> None:
 
 
 def check_node_result(
-    result: object, impl: HookImpl, known: frozenset[str] | None = None
+    result: object,
+    impl: HookImpl,
+    known: frozenset[str] | None = None,
+    nodes: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
-    """``result`` if it is a valid node-hook result (writing only ``known`` keys, if given)."""
+    """``result`` if it is a valid node-hook result.
+
+    With ``known``, it may write only those state keys; with ``nodes``, a ``Command``
+    may ``goto`` only those nodes.
+    """
     if result is None:
         return None
     if isinstance(result, Command):
         if isinstance(result.update, Mapping):
             _check_jump(result.update.get("jump_to"), impl)
+        elif result.update is not None:
+            update_writes(result.update, impl.describe())  # refuses what is no update
         if result.graph is None:  # a parent graph's keys are not this agent's to check
             check_keys(written_keys(result), known, impl.describe())
+        check_goto(result, nodes, impl.describe())
         return result
     if isinstance(result, Mapping):
         _check_jump(result.get("jump_to"), impl)
         check_keys(written_keys(result), known, impl.describe())
         return dict(result)
     raise TypeError(
-        f"{impl.describe()} returned a {type(result).__name__}; a {impl.hook} hook must "
+        f"{impl.describe()} returned {returned(result)}; {a(impl.hook)} hook must "
         "return a dict of state updates, a langgraph Command, or None."
     )
 
@@ -90,10 +138,12 @@ def run_node(
     config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     *,
     known: frozenset[str] | None = None,
+    nodes: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
     """Call the hook from sync code (an async-only hook runs on an event loop).
 
-    With ``known``, the result may write only those state keys.
+    With ``known``, the result may write only those state keys; with ``nodes``, a
+    ``Command`` may go only to those nodes.
     """
     try:
         with runnable_config(config), hidden_calls(_hiding(impl, config)):
@@ -106,8 +156,12 @@ def run_node(
                 result = run_coroutine_sync(impl.async_(*args, **kwargs))
     except BaseException as exc:
         note_raised(exc, impl)
+        refuse_unresumable(exc, config, impl.describe())
         raise
-    return check_node_result(result, impl, known)
+    checked = check_node_result(result, impl, known, nodes)
+    if checked is not None:
+        record_jump(config, impl, checked)
+    return checked
 
 
 async def run_node_async(
@@ -117,6 +171,7 @@ async def run_node_async(
     config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     *,
     known: frozenset[str] | None = None,
+    nodes: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
     """Call the hook from async code (a sync-only hook runs on a worker thread).
 
@@ -133,5 +188,9 @@ async def run_node_async(
                 result = await run_in_thread(partial(impl.sync, **kwargs), *args)
     except BaseException as exc:
         note_raised(exc, impl)
+        refuse_unresumable(exc, config, impl.describe())
         raise
-    return check_node_result(result, impl, known)
+    checked = check_node_result(result, impl, known, nodes)
+    if checked is not None:
+        record_jump(config, impl, checked)
+    return checked

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, get_type_hints
+from typing import Any, cast, get_type_hints
 
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
@@ -26,6 +26,7 @@ from funcware.hooks.middleware import (
 )
 from funcware.hooks.types import AgentState
 
+from .arguments import tool_problem
 from .chain import ComposedMiddleware, flatten
 from .observe import observed
 from .ordering import EffectsMode, Order, OrderReport, arrange, enforce
@@ -38,21 +39,19 @@ class BrokenStackError(ValueError):
     """The middleware stack cannot form an agent; the message lists every problem."""
 
 
-def _as_tool(item: object, owner: object = None) -> BaseTool | dict[str, Any]:
+def _as_tool(item: object, owner: object = None, index: int = 0) -> BaseTool | dict[str, Any]:
     """``item`` as a tool; ``owner`` is the middleware that brought it, if any."""
+    place = (
+        f"create_agent(tools=[...])'s tools[{index}]"
+        if owner is None
+        else f"tools[{index}] of middleware {getattr(owner, 'name', owner)!r} ({origin(owner)})"
+    )
+    problem = tool_problem(item, place)
+    if problem is not None:
+        raise TypeError(problem)
     if isinstance(item, (BaseTool, dict)):
         return item
-    if callable(item):
-        return make_tool(item)
-    source = (
-        "create_agent(tools=...)"
-        if owner is None
-        else f"the tools of middleware {getattr(owner, 'name', owner)!r} ({origin(owner)})"
-    )
-    raise TypeError(
-        f"{source} got {item!r} ({type(item).__name__}); a tool is a BaseTool, "
-        "a function, or a dict JSON schema."
-    )
+    return make_tool(cast("Callable[..., Any]", item))
 
 
 class _SchemaOwner:
@@ -118,17 +117,19 @@ class AgentPlan:
         state_schema: type | None = None,
         *,
         strict: bool = True,
+        place: str = "create_agent(middleware=[...])'s middleware[{}]",
         order: Order = "check",
         effects: EffectsMode = "warn",
     ) -> AgentPlan:
         """Work out and check the plan.
 
         With ``strict`` (``create_agent``), any problem raises one :class:`BrokenStackError`
-        listing them all; otherwise they are left in :attr:`problems` (``explain``). The
-        order is checked (or sorted, ``order="auto"``) first: see ``ordering.arrange``;
+        listing them all; otherwise they are left in :attr:`problems` (``explain``).
+        ``place`` names a bad list item in errors (``{}`` is its index). The order is
+        checked (or sorted, ``order="auto"``) first: see ``ordering.arrange``;
         ``effects="strict"`` watches every declared layer (see ``observe``).
         """
-        given = flatten(middleware)
+        given = flatten(middleware, place)
         ordering = arrange(given, order)
         if strict:
             enforce(ordering, effects, "create_agent", skip=_checked_by_compose(middleware))
@@ -145,11 +146,11 @@ class AgentPlan:
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
         # Middleware tools first, then the agent's: the order LangChain binds them in.
         owned_tools = [
-            (f"middleware {m.name!r}", _as_tool(t, m))
+            (f"middleware {m.name!r}", _as_tool(t, m, i))
             for m in members
-            for t in getattr(m, "tools", ())
+            for i, t in enumerate(getattr(m, "tools", ()) or ())
         ]
-        owned_tools += [("the agent", _as_tool(t)) for t in tools or ()]
+        owned_tools += [("the agent", _as_tool(t, None, i)) for i, t in enumerate(tools or ())]
         owned = [
             (_SchemaOwner(m), m.state_schema) for m in members if m.state_schema is not AgentState
         ]
@@ -193,19 +194,31 @@ def _checked_by_compose(middleware: Sequence[object]) -> frozenset[tuple[str, st
     )
 
 
+def _source(m: object) -> str:
+    """``Tracer at file:line``: the class or function a middleware comes from, and where."""
+    func = getattr(m, "__wrapped__", None)
+    what = getattr(func if func is not None else type(m), "__qualname__", type(m).__name__)
+    return f"{what} at {origin(m)}"
+
+
 def _name_clashes(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> list[str]:
-    seen: dict[str, AgentMiddleware[Any, Any, Any]] = {}
+    seen: dict[str, tuple[int, AgentMiddleware[Any, Any, Any]]] = {}
     problems: list[str] = []
-    for m in members:
+    for index, m in enumerate(members):
         if m.name not in seen:
-            seen[m.name] = m
+            seen[m.name] = (index, m)
             continue
-        first = seen[m.name]
-        same = " (the same instance twice)" if first is m else ""
+        first_index, first = seen[m.name]
+        if first is m:
+            problems.append(
+                f"middleware {m.name!r} ({_source(m)}) is listed twice (positions "
+                f"{first_index} and {index}). Remove one of them."
+            )
+            continue
         problems.append(
-            f"two middleware are named {m.name!r}{same}: {first!r} from {origin(first)} and "
-            f"{m!r} from {origin(m)}. Names must be unique: pass name='...' to the decorator "
-            "(@before_model(name='...')), or set `.name` / override the `name` property "
-            "of a class."
+            f"two middleware are named {m.name!r}: position {first_index} ({_source(first)}) "
+            f"and position {index} ({_source(m)}). Names must be unique: pass name='...' to "
+            "the decorator (@before_model(name='...')), or set `.name` / override the "
+            "`name` property of a class."
         )
     return problems

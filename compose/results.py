@@ -9,19 +9,30 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
-from funcware.hooks.types import ExtendedModelResponse, ModelResponse
+from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
+from funcware.hooks.wording import a, returned
 
 from .keys import check_keys, written_keys
 from .onion import CallKind, Outcome
 from .updates import NO_WRITES, update_writes
 
-__all__ = ["MODEL_CALLS", "TOOL_CALLS", "as_model_response", "model_calls", "tool_calls"]
+__all__ = [
+    "MODEL_CALLS",
+    "TOOL_CALLS",
+    "as_model_response",
+    "checked_response",
+    "model_calls",
+    "returned",
+    "tool_calls",
+]
 
 
-def _returned(value: object) -> str:
-    if value is None:
-        return "None (did you forget to `return handler(request)`?)"
-    return f"a {type(value).__name__}"
+def checked_response(response: ModelResponse[Any], owner: str) -> ModelResponse[Any]:
+    """``response`` if its ``result`` is a list of messages; else a ``TypeError`` for ``owner``."""
+    problem = result_problem(response.result)
+    if problem is None:
+        return response
+    raise TypeError(f"{owner} returned a ModelResponse whose result {problem}.")
 
 
 def as_model_response(value: object) -> ModelResponse[Any] | None:
@@ -38,8 +49,8 @@ def _command_writes(command: object, impl: HookImpl) -> Any:
         return NO_WRITES
     if not isinstance(command, Command):
         raise TypeError(
-            f"{impl.describe()} returned an ExtendedModelResponse whose command is a "
-            f"{type(command).__name__}; use langgraph.types.Command(update={{...}})."
+            f"{impl.describe()} returned an ExtendedModelResponse whose command is "
+            f"{a(type(command).__name__)}; use langgraph.types.Command(update={{...}})."
         )
     for field in ("goto", "resume", "graph"):
         if getattr(command, field):
@@ -52,21 +63,24 @@ def _command_writes(command: object, impl: HookImpl) -> Any:
 
 
 def _normalize_model(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:
-    response = as_model_response(value)
-    if response is not None:
-        return response, NO_WRITES
+    if isinstance(value, ModelResponse):
+        return checked_response(value, impl.describe()), NO_WRITES
+    if isinstance(value, AIMessage):
+        return ModelResponse(result=[value]), NO_WRITES
     if isinstance(value, ExtendedModelResponse):
         inner = as_model_response(value.model_response)
         if inner is None:
             raise TypeError(
                 f"{impl.describe()} returned an ExtendedModelResponse whose model_response "
-                f"is {_returned(value.model_response)}; it must be a ModelResponse."
+                f"is {returned(value.model_response)}; it must be a ModelResponse: "
+                "ExtendedModelResponse(model_response=handler(request), command=Command(...))."
             )
+        checked_response(inner, impl.describe())
         writes = _command_writes(value.command, impl)
         check_keys((key for key, _ in writes), known, impl.describe())
         return inner, writes
     raise TypeError(
-        f"{impl.describe()} returned {_returned(value)}; a wrap_model_call hook must return "
+        f"{impl.describe()} returned {returned(value)}; a wrap_model_call hook must return "
         "a ModelResponse, an AIMessage or an ExtendedModelResponse."
     )
 
@@ -77,7 +91,7 @@ def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None)
     if isinstance(value, (ToolMessage, Command)):
         return value, NO_WRITES
     raise TypeError(
-        f"{impl.describe()} returned {_returned(value)}; a wrap_tool_call hook must return "
+        f"{impl.describe()} returned {returned(value)}; a wrap_tool_call hook must return "
         "a ToolMessage or a langgraph Command."
     )
 

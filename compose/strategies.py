@@ -50,6 +50,8 @@ _SUPPORTED = "Pydantic models, dataclasses, TypedDicts, and JSON schema dicts"
 
 def schema_label(schema: object) -> str:
     """A short human name for a schema: its class name, a dict's title, or its repr."""
+    if typing_origin(schema) in (Union, UnionType):
+        return " | ".join(schema_label(member) for member in get_args(schema))
     if isinstance(schema, dict):
         return str(schema.get("title", "a JSON schema without a title"))
     return str(getattr(schema, "__name__", None) or schema)

@@ -32,6 +32,8 @@ RECIPES: tuple[str, ...] = (
     "human_approval",
     "prompt_caching",
     "summarize_history",
+    "resilient_hooks",
+    "structured_triage",
 )
 """Recipe module names, in tour order."""
 

@@ -5,6 +5,8 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from langgraph.runtime import Runtime
 
 from .compose import (
@@ -17,6 +19,14 @@ from .compose import (
     create_agent,
     explain,
     run_error,
+)
+from .compose.bridge import BridgeSettings, configure_bridge
+from .errors import (
+    BrokenStackError,
+    InvalidJumpError,
+    MissingCheckpointerError,
+    UnknownNodeError,
+    UnknownStateKeyError,
 )
 from .hooks import (
     AgentMiddleware,
@@ -58,18 +68,27 @@ from .structured_output import (
     ToolStrategy,
 )
 
+try:
+    __version__ = version("funcware")
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
     "AgentMiddleware",
     "AgentState",
     "AutoStrategy",
+    "BridgeSettings",
+    "BrokenStackError",
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
     "HookTimeoutError",
     "InputAgentState",
+    "InvalidJumpError",
     "JumpTo",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
+    "MissingCheckpointerError",
     "ModelCallResult",
     "ModelRequest",
     "ModelResponse",
@@ -92,11 +111,15 @@ __all__ = [
     "ToolRuntime",
     "ToolStrategy",
     "UndeclaredEffectError",
+    "UnknownNodeError",
+    "UnknownStateKeyError",
+    "__version__",
     "after_agent",
     "after_model",
     "before_agent",
     "before_model",
     "compose",
+    "configure_bridge",
     "create_agent",
     "dynamic_prompt",
     "explain",

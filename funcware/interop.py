@@ -16,6 +16,7 @@ from .compose import ComposedMiddleware, compose
 from .hooks.lc_bridge import (
     from_lc_request,
     from_lc_result,
+    lc_format,
     swap_omit_markers,
     to_lc_request,
     to_lc_result,
@@ -23,7 +24,7 @@ from .hooks.lc_bridge import (
 from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .hooks.types import AgentState
 
-__all__ = ["to_langchain"]
+__all__ = ["to_langchain", "to_langchain_format"]
 
 
 def _langchain_types() -> Any:
@@ -100,6 +101,17 @@ def _check_tools(stack: ComposedMiddleware) -> None:
         )
 
 
+def _check_always(stack: ComposedMiddleware) -> None:
+    for member in stack.members:
+        impl = hook_impls(member).get("after_agent")
+        if impl is not None and impl.always:
+            raise TypeError(
+                f"to_langchain cannot convert {impl.describe()}: it is marked always=True, "
+                "and LangChain's create_agent does not run after_agent hooks when a run "
+                "fails. Run it with funcware.create_agent, or drop always=True."
+            )
+
+
 def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     """A LangChain ``AgentMiddleware`` running ``middleware`` (decorated, class or composite).
 
@@ -107,13 +119,15 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     name, state schema (private fields kept private), tools and declared jumps. Jumps
     are still checked, and errors still name the funcware middleware. A LangChain
     middleware is returned as it is; dict-schema tools are refused (LangChain cannot run
-    them as middleware tools).
+    them as middleware tools), and so is an ``after_agent(always=True)`` hook (LangChain
+    skips ``after_agent`` when a run fails). Deadlines and ``on_error`` still apply.
     """
     lc = _langchain_types()
     if isinstance(middleware, lc.AgentMiddleware):
         return middleware
     stack = middleware if isinstance(middleware, ComposedMiddleware) else compose(middleware)
     _check_tools(stack)
+    _check_always(stack)
     name = middleware.name
     namespace: dict[str, Any] = {
         "__module__": __name__,
@@ -134,3 +148,12 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
         namespace.update(_tool_methods(stack))
     cls = type(f"LangChain_{type(middleware).__name__}", (lc.AgentMiddleware,), namespace)
     return cls()
+
+
+def to_langchain_format(response_format: Any) -> Any:
+    """``response_format`` for LangChain's ``create_agent``: a funcware ``ToolStrategy``,
+    ``ProviderStrategy`` or ``AutoStrategy`` as LangChain's (same fields and tool names);
+    a plain schema, LangChain's own strategy or ``None`` unchanged."""
+    _langchain_types()
+    importlib.import_module("langchain.agents.structured_output")
+    return lc_format(response_format)

@@ -13,8 +13,10 @@ attributes (see ``funcware.hooks.effects``).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
@@ -27,6 +29,7 @@ from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook
 from .policies import OnError, check_on_error, stash_options
 from .streaming import StreamPolicy, check_stream_policy
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
+from .wording import returned
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -124,6 +127,79 @@ def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
     return tuple(dict.fromkeys(t for group in groups for t in group))
 
 
+_NODE_HOOK_NAMES = "before_agent, before_model, after_model and after_agent"
+
+
+def _caller() -> str:
+    """``file:line`` of the code that called the public decorator (two frames up)."""
+    frame = sys._getframe(2)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _unknown_option(decorator: str, key: str, allowed: Sequence[str], at: str) -> str:
+    if key == "can_jump_to":
+        return (
+            f"@{decorator} (at {at}) does not take can_jump_to: only {_NODE_HOOK_NAMES} "
+            "hooks can jump. From a wrap, return a response without calling the handler "
+            "to skip the model (or tool); to end the run, use an after_model hook with "
+            "can_jump_to=['end']."
+        )
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f" Did you mean {close[0]}=?" if close else ""
+    return (
+        f"@{decorator} (at {at}) got an unknown option {key}=.{hint} Its options: "
+        f"{', '.join(allowed) or 'none'}."
+    )
+
+
+def _friendly(options_of: Callable[..., Any] | None = None) -> Callable[[F], F]:
+    """Check a public decorator's options before it runs, with messages that cite the caller.
+
+    The allowed options are the keyword-only parameters of ``options_of`` (else of the
+    decorator itself; node decorators use :func:`_lift`'s), so an option added there is
+    accepted here without more code.
+    """
+
+    def wrap(public: F) -> F:
+        source = options_of or public
+        params = inspect.signature(source).parameters
+        allowed = tuple(
+            n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n != "decorator"
+        )
+        name = public.__name__
+        own = inspect.signature(public).parameters.values()
+        takes_function = any(p.kind is p.POSITIONAL_ONLY for p in own)
+
+        @functools.wraps(public)
+        def checked(*args: Any, **options: Any) -> Any:
+            for key in options:
+                if key not in allowed:
+                    raise TypeError(_unknown_option(name, key, allowed, _caller()))
+            if args and not takes_function:
+                target = args[0]
+                what = _label(target) if callable(target) else repr(target)
+                raise TypeError(
+                    f"@{name} needs its options in parentheses: write "
+                    f"@{name}({', '.join(f'{o}=...' for o in allowed)}) above {what}."
+                )
+            if len(args) > 1:
+                raise TypeError(
+                    f"@{name} (at {_caller()}) takes one function, got {len(args)} "
+                    "positional arguments; pass options by keyword."
+                )
+            return public(*args, **options)
+
+        keywords = [params[n] for n in allowed]
+        first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
+        checked.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            (first if takes_function else []) + keywords
+        )
+        return checked  # type: ignore[return-value]
+
+    return wrap
+
+
+@_friendly()
 def hook_config(
     *,
     can_jump_to: Sequence[JumpTo] | None = None,
@@ -135,8 +211,19 @@ def hook_config(
 
     Put it above or below a hook decorator, or on a hook method of an
     ``AgentMiddleware`` subclass. Targets from several places are united.
-    ``timeout``: seconds the hook (a wrap hook: its layer and all inside it) may take before
-    ``HookTimeoutError``. ``always``: an ``after_agent`` hook that also runs when the run fails.
+
+    Options:
+        can_jump_to: the targets the hook may return as ``{"jump_to": ...}``.
+        timeout: seconds the hook (a wrap hook: its layer and all inside it) may take
+            before ``HookTimeoutError``.
+        always: an ``after_agent`` hook that also runs when the run fails.
+
+    Example::
+
+        @hook_config(can_jump_to=["end"])
+        @after_model
+        def stop_on_done(state):
+            return {"jump_to": "end"} if "DONE" in state["messages"][-1].text else None
     """
     policies = timeout is not None or always
 
@@ -147,6 +234,13 @@ def hook_config(
             if policies:
                 _add_policies_to_generated(target, timeout, always)
             return target
+        if inspect.isclass(target):
+            raise TypeError(
+                f"@hook_config was applied to the class {target.__qualname__} "
+                f"({where(target)}); put it on the hook method instead: "
+                "@hook_config(can_jump_to=[...]) above `def after_model(self, state, runtime)` "
+                "inside the class."
+            )
         func = _check_function(target, "hook_config")
         stash_options(
             func, timeout=timeout, always=always, source=f"@hook_config on {_label(func)}"
@@ -266,7 +360,7 @@ def _prompt_message(func: Callable[..., Any], value: object) -> SystemMessage:
     if isinstance(value, str):
         return SystemMessage(content=value)
     raise TypeError(
-        f"@dynamic_prompt function {_label(func)} returned {type(value).__name__}; "
+        f"@dynamic_prompt function {_label(func)} returned {returned(value)}; "
         "it must return a str or a SystemMessage."
     )
 
@@ -341,11 +435,24 @@ def _lift(
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
-    declared: dict[str, Any] | None = None,
+    reads: object = None,
+    writes: object = None,
+    outside: object = None,
+    inside: object = None,
+    requires: object = None,
+    position: object = None,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
     source = f"@{decorator} for {_label(func)}"
-    declaration = _declaration(func, decorator, hook, declared or {})
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
+    declaration = _declaration(func, decorator, hook, declared)
     policy = check_on_error(on_error, source)
     if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
         raise TypeError(
@@ -430,10 +537,6 @@ def _node_decorator(hook: HookName) -> Any:
         name: str | None = None,
         **policies: Any,
     ) -> Any:
-        declared = _declared(**policies)
-        for key in declared:
-            policies.pop(key, None)
-
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
             return _lift(
                 target,
@@ -444,7 +547,6 @@ def _node_decorator(hook: HookName) -> Any:
                 tools=tools,
                 can_jump_to=can_jump_to,
                 name=name,
-                declared=declared,
                 **policies,
             )
 
@@ -480,8 +582,29 @@ def before_agent(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly(_lift)
 def before_agent(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs once, before the agent."""
+    """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
+
+    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
+    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
+    Use it bare (``@before_agent``) or with options (``@before_agent(name=...)``).
+
+    Options:
+        name: the middleware's name (default: the function's); graph node ``"{name}.before_agent"``.
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
+        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+
+    Example::
+
+        @before_agent
+        def load_profile(state, runtime):
+            return {"profile": load(runtime.context.user_id)}
+    """
     return _before_agent(func, **options)
 
 
@@ -506,8 +629,29 @@ def before_model(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly(_lift)
 def before_model(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs before every model call."""
+    """Lift ``func(state[, runtime])`` into a middleware run before every model call.
+
+    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
+    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
+    Use it bare (``@before_model``) or with options (``@before_model(name=...)``).
+
+    Options:
+        name: the middleware's name (default: the function's).
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
+        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+
+    Example::
+
+        @before_model(can_jump_to=["end"])
+        def message_limit(state):
+            return {"jump_to": "end"} if len(state["messages"]) > 50 else None
+    """
     return _before_model(func, **options)
 
 
@@ -533,8 +677,29 @@ def after_model(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly(_lift)
 def after_model(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs after every model call."""
+    """Lift ``func(state[, runtime])`` into a middleware run after every model call.
+
+    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
+    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
+    Use it bare (``@after_model``) or with options (``@after_model(name=...)``).
+
+    Options:
+        name: the middleware's name (default: the function's); graph node ``"{name}.after_model"``.
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
+        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+
+    Example::
+
+        @after_model
+        def count_calls(state):
+            return {"model_calls": state.get("model_calls", 0) + 1}
+    """
     return _after_model(func, **options)
 
 
@@ -560,13 +725,29 @@ def after_agent(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly(_lift)
 def after_agent(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(state[, runtime])`` into a middleware that runs once, when the agent ends.
+    """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
 
-    With ``always=True`` it also runs when the run fails (see ``funcware.run_error``).
-    Options of every hook decorator: ``state_schema``, ``tools``, ``can_jump_to`` (node
-    hooks), ``name``, ``timeout`` (seconds, else ``HookTimeoutError``) and ``on_error``
-    (``"continue"``: a failure is logged and the run goes on without this middleware).
+    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
+    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
+    Use it bare (``@after_agent``) or with options (``@after_agent(name=...)``).
+
+    Options:
+        name: the middleware's name (default: the function's).
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
+        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        always: run it also when the run fails (see ``funcware.run_error``).
+
+    Example::
+
+        @after_agent
+        def audit(state):
+            log(state["messages"][-1].text)
     """
     return _after_agent(func, **options)
 
@@ -592,6 +773,7 @@ def wrap_model_call(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly()
 def wrap_model_call(
     func: Any = None,
     /,
@@ -612,8 +794,31 @@ def wrap_model_call(
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
-    ``timeout`` bounds the layer with everything inside it (the model call included).
-    Declarations: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``, ``position``.
+    ``handler(request)`` runs the inner layers and the model and returns a
+    ``ModelResponse``; the function returns a ``ModelResponse``, an ``AIMessage`` or an
+    ``ExtendedModelResponse`` (a response plus a ``Command`` whose update is written to the
+    state). It may call the handler again (retry) or not at all (a cached answer).
+
+    Options:
+        name: the middleware's name (default: the function's).
+        state_schema: a TypedDict deriving from AgentState, for the state keys it writes.
+        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
+            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
+        outside, inside, requires, position: where it must sit (names or classes of other
+            middleware; ``"outermost"`` or ``"innermost"``).
+
+    Example::
+
+        @wrap_model_call
+        def retry_once(request, handler):
+            try:
+                return handler(request)
+            except TimeoutError:
+                return handler(request.override(model_settings={"timeout": 60}))
     """
     declared = _declared(
         reads=reads,
@@ -637,7 +842,7 @@ def wrap_model_call(
             stream_internal_calls=stream_internal_calls,
             timeout=timeout,
             on_error=on_error,
-            declared=declared,
+            **declared,
         )
 
     return lift if func is None else lift(func)
@@ -662,6 +867,7 @@ def wrap_tool_call(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly()
 def wrap_tool_call(
     func: Any = None,
     /,
@@ -680,9 +886,28 @@ def wrap_tool_call(
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
-    Options: ``state_schema`` (fields the middleware adds), ``tools``, ``name``,
-    ``timeout`` (bounds the layer with everything inside it, the tool included), ``on_error``.
-    Declarations: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``, ``position``.
+    ``request.tool_call`` is the call (``name``, ``args``, ``id``); ``handler(request)``
+    runs the inner layers and the tool. The function returns a ``ToolMessage`` answering
+    that call (``tool_call_id=request.tool_call["id"]``) or a langgraph ``Command``.
+
+    Options:
+        name: the middleware's name (default: the function's).
+        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
+        tools: tools it brings to the agent; a dict schema it serves itself.
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
+            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
+        outside, inside, requires, position: where it must sit (names or classes of other
+            middleware; ``"outermost"`` or ``"innermost"``).
+
+    Example::
+
+        @wrap_tool_call
+        def log_tools(request, handler):
+            print("calling", request.tool_call["name"])
+            return handler(request)
     """
     declared = _declared(
         reads=reads,
@@ -704,7 +929,7 @@ def wrap_tool_call(
             name=name,
             timeout=timeout,
             on_error=on_error,
-            declared=declared,
+            **declared,
         )
 
     return lift if func is None else lift(func)
@@ -727,6 +952,7 @@ def dynamic_prompt(
     requires: Sequence[str | type] | None = None,
     position: Position | None = None,
 ) -> Lifted: ...
+@_friendly()
 def dynamic_prompt(
     func: Any = None,
     /,
@@ -744,8 +970,23 @@ def dynamic_prompt(
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
-    Declarations as for ``wrap_model_call``; a declared prompt writes
-    ``request.system_message``.
+
+    Options:
+        name: the middleware's name (default: the function's).
+        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
+            ``HookTimeoutError``.
+        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
+            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
+        outside, inside, requires, position: where it must sit (names or classes of other
+            middleware; ``"outermost"`` or ``"innermost"``).
+            A declared prompt always writes ``request.system_message``.
+
+    Example::
+
+        @dynamic_prompt
+        def by_user(request):
+            return f"You help {request.runtime.context.user_name}."
     """
     declared = _declared(
         reads=reads,
@@ -765,7 +1006,7 @@ def dynamic_prompt(
             name=name,
             timeout=timeout,
             on_error=on_error,
-            declared=declared,
+            **declared,
         )
 
     return lift if func is None else lift(func)

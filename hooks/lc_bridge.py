@@ -24,6 +24,7 @@ __all__ = [
     "from_lc_result",
     "is_langchain_middleware",
     "langchain_types",
+    "lc_format",
     "native_fields",
     "swap_omit_markers",
     "to_lc_request",
@@ -49,7 +50,7 @@ def is_langchain_middleware(obj: object) -> bool:
     return lc is not None and isinstance(obj, lc.AgentMiddleware)
 
 
-def _lc_format(value: Any) -> Any:
+def lc_format(value: Any) -> Any:
     """A funcware response-format strategy as LangChain's (same fields), made once.
 
     Anything else (LangChain's own strategies, plain schemas, ``None``) is returned as is.
@@ -103,7 +104,7 @@ def to_lc_request(request: ModelRequest[Any]) -> Any:
     lc = langchain_types()
     assert lc is not None
     fields = _request_fields(request)
-    fields["response_format"] = _lc_format(fields["response_format"])
+    fields["response_format"] = lc_format(fields["response_format"])
     return lc.ModelRequest(**fields)
 
 

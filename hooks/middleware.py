@@ -19,6 +19,7 @@ from langgraph.stream import StreamTransformer
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
+from .class_hooks import check_class
 from .injection import PLAIN, Injection, injection_for
 from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
 from .policies import OnError, apply_policies, hook_options
@@ -326,6 +327,7 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
         return cast("dict[HookName, HookImpl]", provided())
     cls = type(middleware)
     bases = _base_classes()
+    check_class(cls, bases)
     foreign = is_langchain_middleware(middleware)
     found: dict[HookName, HookImpl] = {}
     for hook in HOOKS:

@@ -18,6 +18,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.typing import ContextT
 from typing_extensions import NotRequired, Required, TypedDict, TypeVar
 
+from .wording import a
+
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.tools import BaseTool
@@ -202,12 +204,38 @@ class ModelRequest(Generic[ContextT]):
         return type(self)(**fields)
 
 
+def result_problem(result: object) -> str | None:
+    """Why ``result`` cannot be a ``ModelResponse.result`` (a list of messages), with the fix."""
+    if type(result) is list and all(isinstance(item, BaseMessage) for item in result):
+        return None
+    fix = "ModelResponse(result=[AIMessage(content=...)])"
+    if isinstance(result, BaseMessage):
+        problem = f"is {a(type(result).__name__)}, not a list"
+        fix = "ModelResponse(result=[message]) (or return the AIMessage itself)"
+    elif isinstance(result, list):
+        index, item = next((i, x) for i, x in enumerate(result) if not isinstance(x, BaseMessage))
+        problem = f"has {a(type(item).__name__)} at position {index}, not a message"
+    else:
+        problem = f"is {a(type(result).__name__)}, not a list of messages"
+        if isinstance(result, str):
+            problem += " (langchain-core would turn every character into a message)"
+    return f"{problem}. Write {fix}"
+
+
 @dataclass
 class ModelResponse(Generic[ResponseT]):
-    """What a model call produced: its messages and, if requested, structured output."""
+    """What a model call produced: its messages and, if requested, structured output.
+
+    ``result`` must be a list of messages; anything else is refused when it is made.
+    """
 
     result: list[BaseMessage]
     structured_response: ResponseT | None = None
+
+    def __post_init__(self) -> None:
+        problem = result_problem(self.result)
+        if problem is not None:
+            raise TypeError(f"A ModelResponse's result {problem}.")
 
 
 @dataclass

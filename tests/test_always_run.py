@@ -399,8 +399,10 @@ def test_always_is_for_after_agent_only() -> None:
 def test_an_agent_without_it_is_a_plain_compiled_graph() -> None:
     from langgraph.graph.state import CompiledStateGraph
 
+    from funcware.compose.always import AlwaysRunGraph
+
     @after_agent
     def plain(state: Any) -> None: ...
 
     agent = create_agent(ScriptedChatModel(responses=["x"]), middleware=[plain])
-    assert type(agent) is CompiledStateGraph
+    assert isinstance(agent, CompiledStateGraph) and not isinstance(agent, AlwaysRunGraph)

@@ -126,7 +126,7 @@ def test_composite_is_a_middleware_that_flattens_names_and_collects_tools() -> N
 
 @pytest.mark.parametrize(
     ("member", "match"),
-    [(Toolbox, "pass an instance"), (model, "plain callable"), ("a string", "expects middleware")],
+    [(Toolbox, r"Pass Toolbox\(\)"), (model, "plain callable"), ("a string", "not a middleware")],
 )
 def test_compose_refuses_what_is_not_a_middleware_instance(member: object, match: str) -> None:
     with pytest.raises(TypeError, match=match):

@@ -382,7 +382,8 @@ def test_non_functions_are_refused_with_a_clear_message(decorator: str) -> None:
 
 @pytest.mark.parametrize("target", [NotAFunction, None, "end"])
 def test_hook_config_refuses_non_functions(target: Any) -> None:
-    with pytest.raises(TypeError, match="@hook_config expects a function"):
+    match = "@hook_config (expects a function|was applied to the class NotAFunction)"
+    with pytest.raises(TypeError, match=match):
         hook_config(can_jump_to=["end"])(target)
 
 
@@ -459,10 +460,10 @@ async def test_dynamic_prompt_returning_a_wrong_type_names_the_function(
         return ["a list"]
 
     handler = Recorder()
-    with pytest.raises(TypeError, match=r"wrong \(defined at .*\) returned int") as info:
+    with pytest.raises(TypeError, match=r"wrong \(defined at .*\) returned an int") as info:
         wrong.wrap_model_call(model_request, handler)
     assert f"{BASENAME}:" in str(info.value)
-    with pytest.raises(TypeError, match=r"awrong \(defined at .*\) returned list"):
+    with pytest.raises(TypeError, match=r"awrong \(defined at .*\) returned a list"):
         await awrong.awrap_model_call(model_request, handler.asynchronous)
     assert handler.requests == []
 

@@ -7,10 +7,12 @@ the ``server`` extra. ``test_server.py`` drives the same agent through the real 
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
-from deploy_support import hook_line, load_deploy_agent
+from deploy_support import DEPLOY, hook_line, load_deploy_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
@@ -160,3 +162,11 @@ def test_example_context_is_validated_by_its_schema() -> None:
         example.agent.invoke(ask("hi"), context={"user_id": "ada", "language": "Klingon"})
     with pytest.raises(ValueError, match="this agent needs a caller"):
         example.agent.invoke(ask("hi"))
+
+
+def test_readme_shows_the_deploy_config_as_it_is() -> None:
+    readme = (DEPLOY.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Deploy on LangGraph Server", 1)[1].split("\n## ", 1)[0]
+    (shown,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+    assert json.loads(shown) == json.loads((DEPLOY / "langgraph.json").read_text(encoding="utf-8"))
+    assert "cd deploy && langgraph dev --no-browser" in section

@@ -129,10 +129,16 @@ def decorated(hook: str, plan: Plan, is_async: bool, writes: list[str]) -> Any:
 
 
 def as_class(hook: str, plan: Plan, is_async: bool, writes: list[str]) -> Any:
-    method = hook if not is_async else "a" + hook
     func = async_layer(plan) if is_async else sync_layer(plan)
+
+    def sync_method(self: Any, request: Any, handler: Any) -> Any:
+        return func(request, handler)
+
+    async def async_method(self: Any, request: Any, handler: Any) -> Any:
+        return await func(request, handler)
+
     namespace = {
-        method: lambda self, request, handler: func(request, handler),
+        ("a" + hook if is_async else hook): async_method if is_async else sync_method,
         "writes": writes,
         "state_schema": State,
     }

@@ -202,7 +202,9 @@ def test_class_middleware_in_explain() -> None:
 
 def test_a_bad_tool_names_where_it_came_from() -> None:
     bringer = before_model(lambda state: None, name="bringer", tools=[42])  # type: ignore[list-item]
-    with pytest.raises(TypeError, match=r"the tools of middleware 'bringer' .* got 42 \(int\)"):
+    with pytest.raises(TypeError, match=r"tools\[0\] of middleware 'bringer' .* is 42 \(int\)"):
         create_agent(ScriptedChatModel(responses=[]), middleware=[bringer])
-    with pytest.raises(TypeError, match=r"create_agent\(tools=\.\.\.\) got 'x' \(str\)"):
+    with pytest.raises(
+        TypeError, match=r"create_agent\(tools=\[\.\.\.\]\)'s tools\[0\] is 'x' \(str\)"
+    ):
         create_agent(ScriptedChatModel(responses=[]), ["x"])  # type: ignore[list-item]

@@ -29,9 +29,11 @@ from funcware import (
     run_error,
     wrap_model_call,
 )
+from funcware.interop import to_langchain
 from funcware.testing import ScriptedChatModel
 
 lm = require_langchain("langchain.agents.middleware")
+lc_agents = require_langchain("langchain.agents")
 
 
 def test_a_langchain_hook_failure_runs_funcware_cleanup(driver: Driver) -> None:
@@ -154,3 +156,34 @@ def test_resume_after_a_langchain_failure_with_cleanup(driver: Driver) -> None:
     result = driver.invoke(agent, None, config)
     assert [m.text for m in result["messages"]] == ["hi", "done"]
     assert closed == ["ConnectionError", None]
+
+
+def test_to_langchain_keeps_deadlines_and_policies_and_refuses_always() -> None:
+    """Inside LangChain's create_agent a converted hook keeps timeout= and on_error=;
+    always=True cannot hold there (LangChain skips after_agent on failure), so it is refused."""
+
+    @before_model(timeout=0.3)
+    async def slow(state: Any) -> None:
+        await asyncio.sleep(3)
+
+    @before_model(on_error="continue")
+    def metrics(state: Any) -> None:
+        raise RuntimeError("metrics down")
+
+    ok = lc_agents.create_agent(
+        ScriptedChatModel(responses=["done"]), middleware=[to_langchain(metrics)]
+    )
+    assert ok.invoke(hi())["messages"][-1].text == "done"
+    timed = lc_agents.create_agent(
+        ScriptedChatModel(responses=["x"]), middleware=[to_langchain(slow)]
+    )
+    start = time.perf_counter()
+    with pytest.raises(HookTimeoutError):
+        asyncio.run(timed.ainvoke(hi()))
+    assert time.perf_counter() - start < 0.3 * 1.1 + 0.05 + 0.5
+
+    @after_agent(always=True)
+    def cleanup(state: Any) -> None: ...
+
+    with pytest.raises(TypeError, match=r"always=True.*LangChain.s create_agent"):
+        to_langchain(cleanup)

@@ -265,3 +265,19 @@ def test_funcware_middleware_with_structured_output_in_langchains_agent(build: B
     model = ScriptedChatModel(responses=[Invoice(total=2)])
     result = build(model, response_format=Invoice, middleware=[to_langchain(watch)])(hi())
     assert result["structured_response"] == seen[0] == Invoice(total=2)
+
+
+def test_to_langchain_format_converts_funcware_strategies_once() -> None:
+    from funcware.interop import to_langchain_format
+
+    ours = funcware.ToolStrategy(Invoice | Receipt, tool_message_content="ok")
+    theirs = to_langchain_format(ours)
+    assert isinstance(theirs, lc_so.ToolStrategy)
+    assert [s.name for s in theirs.schema_specs] == ["Invoice", "Receipt"]
+    assert theirs.tool_message_content == "ok"
+    assert to_langchain_format(ours) is theirs
+    assert isinstance(to_langchain_format(funcware.AutoStrategy(Invoice)), lc_so.AutoStrategy)
+    native = to_langchain_format(funcware.ProviderStrategy(Invoice, strict=True))
+    assert isinstance(native, lc_so.ProviderStrategy) and native.schema_spec.strict is True
+    assert to_langchain_format(Invoice) is Invoice
+    assert to_langchain_format(None) is None

@@ -10,6 +10,7 @@ import pytest
 from conftest import Driver
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
+from langgraph.types import Command, interrupt
 from pydantic import BaseModel
 from support import call, calls_tool, hi
 from typing_extensions import TypedDict
@@ -26,6 +27,7 @@ from funcware import (
     StructuredOutputValidationError,
     ToolStrategy,
     after_model,
+    before_model,
     create_agent,
     explain,
     wrap_model_call,
@@ -578,3 +580,91 @@ def test_a_structured_answer_for_a_dict_schema_needs_the_tool_name(driver: Drive
         ValueError, match=r"StructuredAnswer for tool None.*bound tools: \['Score'\]"
     ):
         run(driver, create_agent(unnamed, response_format=ToolStrategy(SCORE_SCHEMA)))
+
+
+# -- interrupts, class wraps, async-only hooks, the recipe -----------------------------
+
+
+def test_an_interrupt_after_the_structured_answer_resumes_to_the_end(
+    driver: Driver, checkpointer: Any, thread: dict[str, Any]
+) -> None:
+    @after_model
+    def approve(state: AgentState[Any]) -> dict[str, Any] | None:
+        answer = state.get("structured_response")
+        if answer is not None and not interrupt({"approve": answer.approved}):
+            return {"messages": [HumanMessage("not approved")]}
+        return None
+
+    model = ScriptedChatModel(responses=[Refund(approved=True)])
+    agent = create_agent(
+        model, middleware=[approve], response_format=Refund, checkpointer=checkpointer
+    )
+    paused = run(driver, agent, hi(), config=thread)
+    assert paused["__interrupt__"][0].value == {"approve": True}
+    assert paused["structured_response"] == Refund(approved=True)
+    done = run(driver, agent, Command(resume=True), config=thread)
+    assert done["structured_response"] == Refund(approved=True)
+    assert len(model.calls) == 1
+    assert not driver.get_state(agent, thread).next
+
+
+def test_an_interrupt_before_the_model_then_a_structured_answer(
+    driver: Driver, checkpointer: Any, thread: dict[str, Any]
+) -> None:
+    @before_model
+    def ask_first(state: AgentState[Any]) -> dict[str, Any]:
+        reply = interrupt("which city?")
+        return {"messages": [HumanMessage(f"the city is {reply}")]}
+
+    model = ScriptedChatModel(responses=[Forecast(city="Turku", high=-2)])
+    agent = create_agent(
+        model, middleware=[ask_first], response_format=Forecast, checkpointer=checkpointer
+    )
+    assert run(driver, agent, hi(), config=thread)["__interrupt__"][0].value == "which city?"
+    done = run(driver, agent, Command(resume="Turku"), config=thread)
+    assert done["structured_response"] == Forecast(city="Turku", high=-2)
+    assert model.calls[0].messages[-1].text == "the city is Turku"
+
+
+class Narrow(AgentMiddleware[Any, Any, Any]):
+    """A class wrap (async only) that narrows the union and records the answer."""
+
+    def __init__(self) -> None:
+        self.answers: list[Any] = []
+
+    async def awrap_model_call(self, request: ModelRequest[Any], handler: Any) -> Any:
+        response = await handler(request.override(response_format=ToolStrategy(Ticket)))
+        self.answers.append(response.structured_response)
+        return response
+
+
+def test_an_async_only_class_wrap_works_in_both_modes(driver: Driver) -> None:
+    narrow = Narrow()
+    model = ScriptedChatModel(responses=[Ticket("login broken", 1)])
+    agent = create_agent(model, middleware=[narrow], response_format=ToolStrategy(Ticket | Contact))
+    assert run(driver, agent)["structured_response"] == Ticket("login broken", 1)
+    assert narrow.answers == [Ticket("login broken", 1)]
+    assert model.calls[0].tool_names == ["Ticket"]
+
+
+def test_a_wrap_may_answer_with_its_own_structured_response(driver: Driver) -> None:
+    @wrap_model_call
+    def cached(request: ModelRequest[Any], handler: Any) -> ModelResponse[Any]:
+        return ModelResponse(result=[AIMessage("from cache")], structured_response={"hit": 1})
+
+    model = ScriptedChatModel(responses=[])
+    result = run(driver, create_agent(model, [lookup], middleware=[cached], response_format=Refund))
+    assert result["structured_response"] == {"hit": 1}
+    assert model.calls == []
+
+
+def test_the_triage_recipe_offers_escalation_only_to_callers_allowed_it() -> None:
+    from funcware.cookbook import structured_triage as recipe
+
+    model = ScriptedChatModel(responses=[StructuredAnswer(recipe.Escalation("legal threat"))])
+    agent = recipe.build(model)
+    state = agent.invoke(hi(), context=recipe.Caller(can_escalate=True))
+    assert state["structured_response"] == recipe.Escalation("legal threat")
+    assert model.calls[0].tool_names == ["Triage", "Escalation"]
+    _, demo_state = recipe.demo()
+    assert demo_state["structured_response"].priority == 1

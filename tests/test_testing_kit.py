@@ -146,7 +146,7 @@ def test_too_few_scripted_responses() -> None:
         handler(request)
         return handler(request)
 
-    with pytest.raises(AssertionError, match="2 times, but only 1 responses"):
+    with pytest.raises(AssertionError, match="2 times, but only 1 response was scripted"):
         run_hook(twice, "wrap_model_call", responses=["one"])
 
 

@@ -28,6 +28,7 @@ from funcware.compose.updates import NO_WRITES, as_update, merge_writes
 from funcware.hooks.effects import declarations
 from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
+from funcware.hooks.wording import plural
 
 from .scripted import ScriptedChatModel
 
@@ -94,8 +95,9 @@ class _ScriptedHandler:
             index = len(self.requests) - 1
             if index >= len(self.responses):
                 raise AssertionError(
-                    f"the {self.hook} hook called its handler {index + 1} times, but only "
-                    f"{len(self.responses)} responses were scripted"
+                    f"the {self.hook} hook called its handler {plural(index + 1, 'time')}, but "
+                    f"only {plural(len(self.responses), 'response was', 'responses were')} "
+                    "scripted; add more to responses=[...]"
                 )
             value = self.responses[index]
         if isinstance(value, BaseException):

@@ -17,6 +17,8 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter
 
+from funcware.hooks.wording import a, plural
+
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel", "StructuredAnswer"]
 
 
@@ -118,6 +120,20 @@ class ScriptedChatModel(BaseChatModel):
     ``respond(messages)`` (the messages the model received, system message first), which
     returns an ``AIMessage`` or a ``str`` — for long-lived processes such as a server,
     where calls from many conversations interleave and no fixed order can be scripted.
+    Each call is recorded in :attr:`calls` (messages, tools, tool_choice, settings).
+
+    Example, a tool call and then the answer::
+
+        model = ScriptedChatModel(
+            responses=[
+                AIMessage("", tool_calls=[{"name": "add", "args": {"a": 2, "b": 3}, "id": "1"}]),
+                "2 + 3 = 5",
+                TimeoutError("a third call fails"),
+            ]
+        )
+        agent = create_agent(model, [add])
+        agent.invoke({"messages": [HumanMessage("What is 2 + 3?")]})
+        assert model.calls[1].messages[-1].content == "5"  # the tool's result came back
     """
 
     responses: list[Any] = Field(default_factory=list)
@@ -168,14 +184,14 @@ class ScriptedChatModel(BaseChatModel):
             answer: Any = self.respond(messages)
             if not isinstance(answer, (AIMessage, str)):
                 raise TypeError(
-                    f"ScriptedChatModel's respond() returned a {type(answer).__name__} for "
+                    f"ScriptedChatModel's respond() returned {a(type(answer).__name__)} for "
                     f"call #{index}; return an AIMessage or a str (raise to simulate an error)."
                 )
             scripted: Any = answer
         elif index >= len(self.responses):
             raise ScriptExhaustedError(
-                f"ScriptedChatModel was called {index + 1} times but scripted with "
-                f"{len(self.responses)} responses; add more to responses=[...] "
+                f"ScriptedChatModel was called {plural(index + 1, 'time')} but scripted with "
+                f"{plural(len(self.responses), 'response')}; add more to responses=[...] "
                 "or answer the rest with respond=."
             )
         else:

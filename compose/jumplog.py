@@ -1,0 +1,66 @@
+"""Which hooks jumped in one run, and how often: kept for the recursion-limit error.
+
+Each run of an agent built by ``create_agent`` carries a :class:`JumpLog` in its config
+(see :mod:`.runs`); hook nodes count their jumps on it, and only when they jump.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Mapping
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
+
+from funcware.hooks.middleware import HookImpl
+
+__all__ = ["LOG_KEY", "JumpLog", "record_jump"]
+
+LOG_KEY = "__funcware_jump_log__"
+
+
+class JumpLog:
+    """The jumps one run made: ``(hook label, where, target)`` and how many times."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.jumps: Counter[tuple[str, str]] = Counter()
+
+    def add(self, impl: HookImpl, target: str) -> None:
+        """Count one jump of ``impl`` to ``target``."""
+        with self._lock:
+            self.jumps[(impl.describe(), target)] += 1
+
+    def describe(self) -> str:
+        """The sentence added to a recursion error."""
+        if not self.jumps:
+            return (
+                "funcware: no middleware hook jumped in this run, so the loop is the model "
+                "calling tools again and again; cap it with a before_model or after_model "
+                "hook that ends the run (see the cookbook recipe tool_call_limit)."
+            )
+        counted = "; ".join(
+            f"{owner} jumped to {target!r} {count} time{'s' if count != 1 else ''}"
+            for (owner, target), count in self.jumps.most_common()
+        )
+        return (
+            f"funcware: the jumps that kept this run going: {counted}. Make the hook stop "
+            "jumping at some point (count its jumps in the state, or check a condition the "
+            "run can reach), or raise recursion_limit in the config if the run is just long."
+        )
+
+
+def record_jump(config: RunnableConfig | None, impl: HookImpl, result: object) -> None:
+    """Count a jump in ``result`` (a node hook's checked result) on the run's log."""
+    if config is None:
+        return
+    update = result.update if isinstance(result, Command) else result
+    target = update.get("jump_to") if isinstance(update, Mapping) else None
+    if target is None and isinstance(result, Command) and isinstance(result.goto, str):
+        target = result.goto or None
+    if target is None:
+        return
+    log = config.get("configurable", {}).get(LOG_KEY)
+    if isinstance(log, JumpLog):
+        log.add(impl, str(target))

@@ -1,0 +1,371 @@
+"""Issue 13, point by point: what used to pass silently, leak, or read badly.
+
+The mistakes themselves (one precise error each) are catalogued in
+``test_issue13_mistakes.py``; this file checks the behaviour around them: work that now
+happens (tasks run, ``(self, state)`` hooks are called), resources given back (the bridge's
+threads and file descriptors), and the newcomer's frictions (exports, help, version).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pydoc
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphRecursionError
+from langgraph.types import interrupt
+
+import funcware
+from funcware import (
+    AgentMiddleware,
+    after_model,
+    before_model,
+    configure_bridge,
+    create_agent,
+    wrap_model_call,
+)
+from funcware.compose.bridge import bridge_threads
+from funcware.hooks.wording import a, plural
+from funcware.testing import ScriptedChatModel
+
+
+def hi() -> dict[str, Any]:
+    return {"messages": [HumanMessage("hi")]}
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def wait_for_idle_threads(limit: float = 10.0) -> None:
+    deadline = time.monotonic() + limit
+    while bridge_threads() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert bridge_threads() == 0
+
+
+@pytest.fixture
+def quick_idle() -> Iterator[None]:
+    """Bridge threads idle for 50 ms end (so a test can see them go)."""
+    old = configure_bridge(idle_seconds=0.05)
+    wait_for_idle_threads()
+    try:
+        yield
+    finally:
+        configure_bridge(max_threads=old.max_threads, idle_seconds=old.idle_seconds)
+
+
+# -- point 5: tasks started on the bridged loop run ----------------------------------------
+
+
+def test_a_task_started_by_an_async_hook_under_invoke_runs_to_completion() -> None:
+    seen: list[str] = []
+
+    @before_model
+    async def starts_a_task(state: Any) -> None:
+        async def later() -> None:
+            await asyncio.sleep(0.01)
+            seen.append("ran")
+
+        asyncio.get_running_loop().create_task(later())
+
+    create_agent(ScriptedChatModel(responses=["ok"]), middleware=[starts_a_task]).invoke(hi())
+    assert seen == ["ran"]
+
+
+def test_a_failing_task_started_by_an_async_hook_raises_instead_of_being_lost() -> None:
+    @before_model
+    async def starts_a_failing_task(state: Any) -> None:
+        async def later() -> None:
+            raise LookupError("the background work failed")
+
+        asyncio.get_running_loop().create_task(later())
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[starts_a_failing_task])
+    with pytest.raises(LookupError, match="the background work failed") as caught:
+        agent.invoke(hi())
+    assert "starts_a_failing_task" in "\n".join(getattr(caught.value, "__notes__", []))
+
+
+# -- point 8: the bridge's threads and file descriptors ------------------------------------
+
+
+def test_a_thousand_concurrent_bridged_runs_give_back_every_thread_and_fd(
+    quick_idle: None,
+) -> None:
+    @before_model
+    def sleepy(state: Any) -> None:  # sync: each ainvoke runs it on a bridge thread
+        time.sleep(0.002)
+
+    runs = 1_000
+    agent = create_agent(ScriptedChatModel(responses=["ok"] * runs), middleware=[sleepy])
+    threads_before, fds_before = threading.active_count(), open_fds()
+    peak = 0
+
+    async def main() -> None:
+        nonlocal peak
+        done = asyncio.Event()
+
+        async def watch() -> None:
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, threading.active_count())
+                await asyncio.sleep(0.005)
+
+        watcher = asyncio.ensure_future(watch())
+        results = await asyncio.gather(*(agent.ainvoke(hi()) for _ in range(runs)))
+        done.set()
+        await watcher
+        assert all(r["messages"][-1].content == "ok" for r in results)
+
+    asyncio.run(main())
+    wait_for_idle_threads()
+    assert peak - threads_before <= configure_bridge().max_threads + 2
+    assert threading.active_count() <= threads_before
+    assert open_fds() <= fds_before
+
+
+def test_fifty_invokes_from_inside_running_loops_give_back_every_thread_and_fd(
+    quick_idle: None,
+) -> None:
+    @before_model
+    async def async_only(state: Any) -> None:  # under invoke() it runs on a bridged loop
+        await asyncio.sleep(0)
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"] * 50), middleware=[async_only])
+    threads_before, fds_before = threading.active_count(), open_fds()
+
+    async def notebook_cell() -> str:
+        return str(agent.invoke(hi())["messages"][-1].content)  # invoke inside a running loop
+
+    answers = [asyncio.run(notebook_cell()) for _ in range(50)]
+    assert answers == ["ok"] * 50
+    wait_for_idle_threads()
+    assert threading.active_count() <= threads_before
+    assert open_fds() <= fds_before
+
+
+def test_nested_bridges_do_not_deadlock_with_a_single_thread_allowed(quick_idle: None) -> None:
+    configure_bridge(max_threads=1)
+
+    @wrap_model_call
+    def sync_outer(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    @wrap_model_call
+    async def async_middle(request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    @wrap_model_call
+    def sync_inner(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    @before_model
+    def sync_node(state: Any) -> None:
+        return None
+
+    layers = [sync_node, sync_outer, async_middle, sync_inner]
+    agent = create_agent(ScriptedChatModel(responses=["ok"] * 40), middleware=layers)
+
+    async def main() -> list[Any]:
+        return await asyncio.wait_for(
+            asyncio.gather(*(agent.ainvoke(hi()) for _ in range(40))), timeout=60
+        )
+
+    results = asyncio.run(main())
+    assert [r["messages"][-1].content for r in results] == ["ok"] * 40
+
+
+def test_a_sync_hook_may_invoke_another_agent_whose_hook_is_async_only(
+    quick_idle: None,
+) -> None:
+    configure_bridge(max_threads=1)
+
+    @before_model
+    async def inner_async(state: Any) -> None:
+        await asyncio.sleep(0)
+
+    inner = create_agent(ScriptedChatModel(responses=["inner"] * 10), middleware=[inner_async])
+
+    @before_model
+    def calls_inner(state: Any) -> dict[str, Any]:
+        answer = inner.invoke(hi())["messages"][-1].content
+        return {"messages": [HumanMessage(f"inner said {answer}")]}
+
+    outer = create_agent(ScriptedChatModel(responses=["outer"] * 10), middleware=[calls_inner])
+
+    async def main() -> list[Any]:
+        return await asyncio.wait_for(
+            asyncio.gather(*(outer.ainvoke(hi()) for _ in range(5))), timeout=60
+        )
+
+    for result in asyncio.run(main()):
+        assert [m.content for m in result["messages"]][-2:] == ["inner said inner", "outer"]
+
+
+def test_the_bridge_limits_are_checked() -> None:
+    with pytest.raises(ValueError, match="max_threads=0"):
+        configure_bridge(max_threads=0)
+    with pytest.raises(ValueError, match="idle_seconds=-1"):
+        configure_bridge(idle_seconds=-1)
+
+
+# -- point 9: an endless jump loop names the hook ------------------------------------------
+
+
+def test_an_endless_jump_loop_names_the_hook_and_how_often_it_jumped() -> None:
+    @after_model(can_jump_to=["model"])
+    def again(state: Any) -> Any:
+        return {"jump_to": "model"}
+
+    agent = create_agent(ScriptedChatModel(responses=["x"] * 50), middleware=[again])
+    with pytest.raises(GraphRecursionError) as caught:
+        agent.invoke(hi(), {"recursion_limit": 30})
+    message = str(caught.value)
+    assert message.startswith("Recursion limit of 30 reached without hitting a stop condition.")
+    assert "middleware 'again', hook after_model" in message
+    assert "jumped to 'model' 15 times" in message  # 30 steps: 15 rounds of model + after_model
+
+
+def test_a_tool_loop_without_jumps_says_that_no_hook_jumped() -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    call = AIMessage("", tool_calls=[{"name": "ping", "args": {}, "id": "c"}])
+    agent = create_agent(ScriptedChatModel(responses=[call] * 40), [ping])
+    with pytest.raises(GraphRecursionError, match="no middleware hook jumped"):
+        agent.invoke(hi(), {"recursion_limit": 12})
+
+
+# -- point 6: an interrupt with a checkpointer still pauses and resumes -------------------
+
+
+def test_an_interrupt_with_a_checkpointer_still_pauses_and_resumes() -> None:
+    from langgraph.types import Command
+
+    @before_model
+    def asks(state: Any) -> dict[str, Any]:
+        return {"messages": [HumanMessage(f"answer: {interrupt('ok?')}")]}
+
+    agent = create_agent(
+        ScriptedChatModel(responses=["done"]), middleware=[asks], checkpointer=InMemorySaver()
+    )
+    thread = {"configurable": {"thread_id": "t"}}
+    assert agent.invoke(hi(), thread)["__interrupt__"][0].value == "ok?"
+    result = agent.invoke(Command(resume="yes"), thread)
+    assert [m.content for m in result["messages"]] == ["hi", "answer: yes", "done"]
+
+
+# -- point 12: class hooks written as (self, state) -----------------------------------------
+
+
+def test_class_node_hooks_may_take_state_alone_sync_and_async() -> None:
+    class Greets(AgentMiddleware):
+        def before_model(self, state: Any) -> dict[str, Any]:  # type: ignore[override]
+            return {"messages": [HumanMessage(f"{len(state['messages'])} so far")]}
+
+        async def aafter_model(self, state: Any) -> None:  # type: ignore[override]
+            seen.append(state["messages"][-1].content)
+
+    seen: list[str] = []
+    agent = create_agent(ScriptedChatModel(responses=["a", "b"]), middleware=[Greets()])
+    assert [m.content for m in agent.invoke(hi())["messages"]] == ["hi", "1 so far", "a"]
+    result = asyncio.run(agent.ainvoke(hi()))
+    assert [m.content for m in result["messages"]] == ["hi", "1 so far", "b"]
+    assert seen == ["a", "b"]
+
+
+# -- point 14: grammar ----------------------------------------------------------------------
+
+
+def test_messages_use_the_right_article_and_plural() -> None:
+    assert [a("after_model"), a("AIMessage"), a("dict"), a("int"), a("str")] == [
+        "an after_model",
+        "an AIMessage",
+        "a dict",
+        "an int",
+        "a str",
+    ]
+    assert [plural(1, "response"), plural(2, "response")] == ["1 response", "2 responses"]
+
+    @after_model
+    def says_hello(state: Any) -> Any:
+        return "hello"
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[says_hello])
+    with pytest.raises(TypeError, match="; an after_model hook must return"):
+        agent.invoke(hi())
+    model = ScriptedChatModel(responses=["one"])
+    model.invoke("x")
+    with pytest.raises(Exception, match="called 2 times but scripted with 1 response;"):
+        model.invoke("y")
+
+
+# -- point 15: every public error class from funcware ---------------------------------------
+
+
+def test_every_error_class_is_exported_from_funcware_and_funcware_errors() -> None:
+    import funcware.errors
+
+    for name in funcware.errors.__all__:
+        error = getattr(funcware, name)
+        assert issubclass(error, Exception) and name in funcware.__all__
+        assert getattr(funcware.errors, name) is error
+
+    @before_model
+    def jumps(state: Any) -> Any:
+        return {"jump_to": "end"}
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[jumps])
+    with pytest.raises(funcware.InvalidJumpError):
+        agent.invoke(hi())
+
+
+# -- point 16: help() shows the options, with an example -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "before_agent",
+        "before_model",
+        "after_model",
+        "after_agent",
+        "wrap_model_call",
+        "wrap_tool_call",
+        "dynamic_prompt",
+        "hook_config",
+    ],
+)
+def test_help_on_a_decorator_lists_its_options_and_an_example(decorator: str) -> None:
+    text = pydoc.render_doc(getattr(funcware, decorator), renderer=pydoc.plaintext)
+    assert "**options" not in text
+    assert "Options:" in text and "Example::" in text
+    signature, doc = text.splitlines()[2], text.split("Options:")[1]
+    for option in ("name",) if decorator != "hook_config" else ("can_jump_to",):
+        assert f"{option}: " in signature and f"    {option}: " in doc
+
+
+def test_the_scripted_model_docstring_shows_how_to_script_a_tool_call() -> None:
+    doc = ScriptedChatModel.__doc__ or ""
+    assert "tool_calls=" in doc and "AIMessage" in doc
+
+
+# -- point 20: the version ------------------------------------------------------------------
+
+
+def test_funcware_has_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    assert funcware.__version__ == version("funcware")
