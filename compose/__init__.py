@@ -8,13 +8,14 @@ from .keys import UnknownStateKeyError
 from .nodes import InvalidJumpError
 from .observe import UndeclaredEffectError
 from .ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
-from .plan import BrokenStackError
+from .plan import BrokenStackError, DuplicateMiddlewareError
 
 __all__ = [
     "AlwaysRunGraph",
     "BrokenStackError",
     "ComposedMiddleware",
     "Conflict",
+    "DuplicateMiddlewareError",
     "Explanation",
     "InvalidJumpError",
     "MiddlewareOrderError",

@@ -32,11 +32,21 @@ from .observe import observed
 from .ordering import EffectsMode, Order, OrderReport, arrange, enforce
 from .schema import merge_schemas, reducer_keys
 
-__all__ = ["AgentPlan", "BrokenStackError"]
+__all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
 
 
 class BrokenStackError(ValueError):
     """The middleware stack cannot form an agent; the message lists every problem."""
+
+
+class DuplicateMiddlewareError(BrokenStackError, AssertionError):
+    """Two middleware share a name: LangChain raises ``AssertionError`` for it, so this is one.
+
+    Its message starts with LangChain's sentence, then lists every problem of the stack.
+    """
+
+
+DUPLICATE_SENTENCE = "Please remove duplicate middleware instances."
 
 
 def _as_tool(item: object, owner: object = None, index: int = 0) -> BaseTool | dict[str, Any]:
@@ -130,11 +140,12 @@ class AgentPlan:
         ``effects="strict"`` watches every declared layer (see ``observe``).
         """
         given = flatten(middleware, place)
+        problems = _name_clashes(given)
+        duplicates = bool(problems)
         ordering = arrange(given, order)
-        if strict:
+        if strict and not duplicates:
             enforce(ordering, effects, "create_agent", skip=_checked_by_compose(middleware))
         members = ordering.order
-        problems = _name_clashes(members)
         if not strict:
             problems.extend(ordering.problems)
         impls = [hook_impls(m) for m in members]
@@ -169,6 +180,10 @@ class AgentPlan:
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
             listing = "\n".join(f"  - {p}" for p in plan.problems)
+            if duplicates:
+                raise DuplicateMiddlewareError(
+                    f"{DUPLICATE_SENTENCE} create_agent cannot build this agent:\n{listing}"
+                )
             raise BrokenStackError(f"create_agent cannot build this agent:\n{listing}")
         return plan
 

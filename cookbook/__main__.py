@@ -31,6 +31,11 @@ def _run(name: str) -> bool:
     print("   conversation")
     for line in render_messages(state["messages"]):
         print("     " + line)
+    highlights = getattr(load(name), "highlights", None)
+    if highlights is not None:
+        print("   what it did")
+        for line in highlights(agent, state):
+            print("     " + line)
     print()
     return True
 

@@ -693,6 +693,10 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
         on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
+            then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
+        stream_internal_calls: True shows model calls the hook makes itself in the user's
+            message stream (hidden by default).
 
     Example::
 
@@ -806,6 +810,10 @@ def wrap_model_call(
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
         on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
+            then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
+        stream_internal_calls: True shows model calls the hook makes itself in the user's
+            message stream (hidden by default).
         reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
             ``"tool.args"``, ...; see ``funcware.hooks.effects``).
         outside, inside, requires, position: where it must sit (names or classes of other
