@@ -288,11 +288,11 @@ def test_a_wrap_adding_an_unknown_tool_is_refused_with_langchains_words() -> Non
     assert "add_tool" in str(ours)
 
 
-@pytest.mark.parametrize("field", ["goto", "graph"])
+@pytest.mark.parametrize("field", ["goto", "resume", "graph"])
 def test_a_routing_command_from_a_model_wrap_is_refused_with_langchains_words(
     field: str,
 ) -> None:
-    value = "model" if field == "goto" else Command.PARENT
+    value = {"goto": "model", "resume": "yes", "graph": Command.PARENT}[field]
 
     def agent(lib: Any) -> Any:
         @lib.wrap_model_call
