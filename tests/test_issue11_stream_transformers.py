@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import asyncio
 import warnings
 from functools import partial
@@ -82,9 +84,15 @@ def agent_with(*middleware: Any, **kwargs: Any) -> Any:
     return create_agent(model, [lookup], middleware=list(middleware), **kwargs)
 
 
+def _subagents() -> Any:
+    """funcware's sub-agent transformer, or LangChain's once LangChain is loaded."""
+    module = sys.modules.get("langchain.agents._subagent_transformer")
+    return module.SubagentTransformer if module is not None else SubagentTransformer
+
+
 def test_agent_registers_tool_call_and_subagent_projections_first() -> None:
     agent = agent_with()
-    assert list(agent.stream_transformers) == [ToolCallTransformer, SubagentTransformer]
+    assert list(agent.stream_transformers) == [ToolCallTransformer, _subagents()]
 
 
 def test_transformers_come_from_middleware_then_create_agent_each_once() -> None:
@@ -95,7 +103,7 @@ def test_transformers_come_from_middleware_then_create_agent_each_once() -> None
     agent = agent_with(Redacting(), instance, transformers=[MethodLog, Scrubber])
     assert list(agent.stream_transformers) == [
         ToolCallTransformer,
-        SubagentTransformer,
+        _subagents(),
         Scrubber,
         per_instance,
         MethodLog,
