@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 import asyncio
+import sys
 import warnings
 from functools import partial
 from typing import Any, ClassVar
