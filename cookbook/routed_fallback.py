@@ -101,11 +101,7 @@ def highlights(agent: Any, state: dict[str, Any]) -> list[str]:
 def demo() -> tuple[Any, dict[str, Any]]:
     """The small model fails; the fallback, inside the router, asks the backup."""
     small, large, backup = _models()
-    agent = create_agent(
-        small,
-        middleware=[fall_back_to(backup), route_by_length(small, large, 5)],
-        order="auto",
-    )
+    agent = create_agent(small, middleware=[route_by_length(small, large, 5), fall_back_to(backup)])
     state = agent.invoke({"messages": [HumanMessage("What do owls eat?")]})
     assert state["messages"][-1].content == "(backup model) Owls eat mice."
     assert len(small.calls) == 1 and len(backup.calls) == 1 and not large.calls
