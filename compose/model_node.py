@@ -92,7 +92,7 @@ class ModelNode:
         """
         history: list[AnyMessage] = list(state["messages"])
         repaired = answer_invalid_tool_calls(history)
-        messages = list(repaired) if repaired is not None else history
+        messages = list(repaired) if repaired is not None else list(history)
         request = ModelRequest(
             model=self.model,
             messages=messages,
@@ -100,7 +100,8 @@ class ModelNode:
             tool_choice=None,
             tools=list(self.tools),
             response_format=self.response_format,
-            state=cast("AgentState[Any]", {**state, "messages": list(messages)}),
+            # the state as it was (as in LangChain), not the repaired history
+            state=cast("AgentState[Any]", {**state, "messages": history}),
             runtime=runtime,
             model_settings={},
         )
@@ -199,25 +200,33 @@ class ModelNode:
         response: ModelResponse[Any],
         writes: Writes,
         repaired: list[AnyMessage] | None,
-    ) -> dict[str, Any] | Command[Any]:
-        update: list[tuple[str, Any]] = [("messages", list(response.result))]
+    ) -> dict[str, Any] | list[Command[Any]]:
+        """The node's output, shaped as LangChain's so every stream mode shows the same.
+
+        The model's messages (after the repaired history, if any) come first, then each
+        merged write of the layers' commands as its own ``Command``: langgraph's
+        ``messages`` stream reads messages out of a dict or a list of Commands (not out of
+        ``(key, value)`` pairs), and ``updates`` lists one entry per write either way.
+        """
+        messages = list(response.result)
         if repaired is not None:  # the history with replies to invalid tool calls
-            update.insert(0, ("messages", [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired]))
+            messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired, *messages]
+        state: dict[str, Any] = {"messages": messages}
         if response.structured_response is not None:
-            update.append(("structured_response", response.structured_response))
+            state["structured_response"] = response.structured_response
         elif self.response_format is not None:  # no stale answer from an earlier turn
-            update.append(("structured_response", None))
-        if not writes and repaired is None:
-            return dict(update)
-        update.extend(merge_writes(writes, self.reducer_keys))
-        return Command(update=update)
+            state["structured_response"] = None
+        if not writes:
+            return state
+        merged = merge_writes(writes, self.reducer_keys)
+        return [Command(update=state), *(Command(update={key: value}) for key, value in merged)]
 
     def __call__(
         self,
         state: Any,
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    ) -> dict[str, Any] | Command[Any]:
+    ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None):
@@ -235,7 +244,7 @@ class ModelNode:
         state: Any,
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    ) -> dict[str, Any] | Command[Any]:
+    ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
         try:

@@ -35,9 +35,9 @@ def answer_invalid_tool_calls(messages: Sequence[AnyMessage]) -> list[AnyMessage
             name = call.get("name") or "unknown"
             repaired.append(
                 ToolMessage(
-                    content=(
-                        f"Tool call {name} with id {call_id} was not run: its arguments "
-                        "were malformed or truncated. Call it again with valid arguments."
+                    content=(  # LangChain's words: code written for it matches on them
+                        f"Tool call {name} with id {call_id} could not be executed - "
+                        "arguments were malformed or truncated."
                     ),
                     name=name,
                     tool_call_id=call_id,

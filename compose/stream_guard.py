@@ -46,7 +46,7 @@ HELD_KEY = "funcware_stream_held"
 
 _GUARD_HOOKS: tuple[HookName, ...] = ("after_model", "wrap_model_call")
 
-_Update = dict[str, Any] | Command[Any]
+_Update = dict[str, Any] | Command[Any] | list[Command[Any]]
 
 
 def _policy(middleware: object) -> StreamPolicy:
@@ -65,6 +65,8 @@ def with_held_field(schema: type) -> type:
 
 
 def _written_messages(result: object) -> list[Any]:
+    if isinstance(result, list) and all(isinstance(c, Command) for c in result):
+        return [m for command in result for m in _written_messages(command)]  # the model node's
     update = result.update if isinstance(result, Command) else result
     if isinstance(update, Mapping):
         found = update.get("messages")
@@ -96,6 +98,8 @@ def _jumps(result: object) -> bool:
 def _add_write(result: object, key: str, value: Any) -> Any:
     if result is None:
         return {key: value}
+    if isinstance(result, list) and all(isinstance(c, Command) for c in result):
+        return [*result, Command(update={key: value})]  # the model node's Commands
     if isinstance(result, Command):
         update = result.update
         if isinstance(update, Mapping):

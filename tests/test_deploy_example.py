@@ -169,4 +169,4 @@ def test_readme_shows_the_deploy_config_as_it_is() -> None:
     section = readme.split("## Deploy on LangGraph Server", 1)[1].split("\n## ", 1)[0]
     (shown,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
     assert json.loads(shown) == json.loads((DEPLOY / "langgraph.json").read_text(encoding="utf-8"))
-    assert "cd deploy && langgraph dev --no-browser" in section
+    assert "cd deploy && langgraph dev --no-browser --port 8123" in section

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import Annotated, Any
 
 import pytest
 from conftest import tool_calls
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import tool
+from langgraph.types import Command
 from support import hi, require_langchain
+from typing_extensions import NotRequired
 
+import funcware
 from funcware import create_agent
 from funcware.interop import to_langchain
 from funcware.testing import ScriptedChatModel
@@ -88,3 +93,99 @@ def test_run_metadata_matches_langchains() -> None:
         return dict(agent.config["metadata"])
 
     assert metadata(create_agent) == metadata(lc_agents.create_agent)
+
+
+# -- the same stacks, side by side: invoke() and the messages/updates/values streams -----
+
+
+def _stack(lib: Any, case: str) -> tuple[list[Any], list[Any]]:
+    """``(middleware, model script)`` for ``case``, built with ``lib``'s decorators."""
+
+    class Counted(lib.AgentState):  # type: ignore[misc, name-defined]
+        count: NotRequired[int]
+        log: NotRequired[Annotated[list[str], operator.add]]
+
+    @lib.wrap_model_call(state_schema=Counted)
+    def logged(request: Any, handler: Any) -> Any:
+        return lib.ExtendedModelResponse(
+            model_response=handler(request),
+            command=Command(update={"log": [f"saw {len(request.messages)}"], "count": 2}),
+        )
+
+    @lib.wrap_model_call
+    def cached(request: Any, handler: Any) -> Any:
+        return lib.ExtendedModelResponse(
+            model_response=lib.ModelResponse(result=[AIMessage("from the cache")]),
+            command=Command(update={"messages": [HumanMessage("cache hit")]}),
+        )
+
+    @lib.wrap_model_call
+    def fallback(request: Any, handler: Any) -> Any:
+        try:
+            return handler(request)
+        except RuntimeError:
+            return AIMessage("the fallback answer")
+
+    @lib.wrap_model_call
+    def rewrite(request: Any, handler: Any) -> Any:
+        message = handler(request).result[0]
+        return AIMessage(f"[{message.text}]", tool_calls=message.tool_calls)
+
+    @lib.after_model(can_jump_to=["model"])
+    def retry_invalid(state: Any, runtime: Any) -> Any:
+        last = state["messages"][-1]
+        return {"jump_to": "model"} if getattr(last, "invalid_tool_calls", None) else None
+
+    invalid = AIMessage(
+        "",
+        invalid_tool_calls=[
+            {
+                "name": "directory",
+                "args": "{",
+                "id": "bad1",
+                "error": "x",
+                "type": "invalid_tool_call",
+            }
+        ],
+    )
+    call = tool_calls(("directory", {"person": "bob"}))
+    cases: dict[str, tuple[list[Any], list[Any]]] = {
+        "cached": ([logged, cached], []),
+        "fallback": ([logged, fallback], [RuntimeError("down"), "unused"]),
+        "rewrite": ([rewrite, logged], [call, "done"]),
+        "invalid": ([retry_invalid, logged], [invalid, "fixed"]),
+        "invalid-rewrite": ([retry_invalid, rewrite, cached], [invalid, "fixed"]),
+    }
+    return cases[case]
+
+
+def _shape(value: Any) -> Any:
+    if isinstance(value, BaseMessage):
+        return (value.type, value.text, getattr(value, "tool_call_id", None))
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shape(item) for item in value]
+    return value
+
+
+def _observe(lib: Any, factory: Any, case: str) -> dict[str, Any]:
+    def agent() -> Any:
+        middleware, script = _stack(lib, case)
+        return factory(ScriptedChatModel(responses=script), [directory], middleware=middleware)
+
+    seen: dict[str, Any] = {"invoke": _shape(agent().invoke(hi()))}
+    seen["messages"] = [
+        (_shape(message), metadata["langgraph_node"])
+        for message, metadata in agent().stream(hi(), stream_mode="messages")
+    ]
+    for mode in ("updates", "values"):
+        seen[mode] = _shape(list(agent().stream(hi(), stream_mode=mode)))
+    return seen
+
+
+@pytest.mark.parametrize("case", ["cached", "fallback", "rewrite", "invalid", "invalid-rewrite"])
+def test_streams_match_langchains(case: str) -> None:
+    ours = _observe(funcware, create_agent, case)
+    theirs = _observe(lc_middleware, lc_agents.create_agent, case)
+    assert ours == theirs

@@ -49,6 +49,7 @@ from langgraph_sdk.client import LangGraphClient  # noqa: E402
 from langgraph_sdk.errors import UnprocessableEntityError  # noqa: E402
 
 GRAPH = "assistant"
+README_URL = "http://127.0.0.1:8123"  # the port the README starts the server on
 README = Path(__file__).resolve().parent.parent / "README.md"
 ADA = {"user_id": "ada", "language": "German"}
 PIPELINE = ["check_access.before_agent", "report_progress.before_model", "model"]
@@ -362,9 +363,8 @@ async def test_hook_error_reaches_the_client_as_the_server_reports_it(
     line = hook_line(example, "check_access")
     note = "raised in middleware 'check_access', hook before_agent (defined at "
     log = server.wait_for_log(note)
-    assert re.search(re.escape(note) + r"\S*deploy/(\./)?agent\.py:" + str(line) + r"\)", log), log[
-        -3000:
-    ]
+    where = re.escape(note) + rf"\S*deploy/(\./)?agent\.py:{line}\)"
+    assert re.search(where, log), log[-3000:]
 
 
 async def test_bad_context_gets_the_servers_validation_error(client: LangGraphClient) -> None:
@@ -385,8 +385,9 @@ async def test_bad_context_gets_the_servers_validation_error(client: LangGraphCl
 
     missing = await run(client, await new_thread(client), context={"language": "French"}, text="hi")
     assert missing[-1][0] == "error" and "user_id\n  Field required" in missing[-1][1]["message"]
-    state = await client.threads.get_state(thread_id)
-    assert state["values"] == {} or state["values"].get("messages", []) == []
+    # Refused before the first step: nothing of the run reached the thread.
+    assert (await client.threads.get_state(thread_id))["values"] == {}
+    assert await client.threads.get_history(thread_id) == []
 
 
 # -- the README ----------------------------------------------------------------------------------
@@ -403,6 +404,6 @@ def test_readme_deploy_section_runs_against_the_server(server: DevServer) -> Non
     assert blocks, "the README's deploy section has no client example"
     namespace: dict[str, object] = {"__name__": "readme_deploy"}
     for index, block in enumerate(blocks):
-        assert "http://127.0.0.1:2024" in block or index > 0
-        code = block.replace("http://127.0.0.1:2024", server.url)
+        assert README_URL in block or index > 0
+        code = block.replace(README_URL, server.url)
         exec(compile(code, f"README.md[deploy {index}]", "exec"), namespace)

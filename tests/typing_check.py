@@ -18,6 +18,7 @@ from typing_extensions import NotRequired
 from funcware import (
     AgentMiddleware,
     AgentState,
+    HookTimeoutError,
     ModelCallResult,
     ModelRequest,
     ModelResponse,
@@ -28,6 +29,7 @@ from funcware import (
     before_model,
     dynamic_prompt,
     hook_config,
+    run_error,
     wrap_model_call,
     wrap_tool_call,
 )
@@ -150,3 +152,46 @@ async def call_like_functions(
     prompt(state)  # type: ignore[arg-type]
     wrong: int = await count_calls(state, runtime)  # type: ignore[assignment]
     del wrong
+
+
+# -- deadlines, failure policies, always-run cleanup (issue 18) -------------------------
+
+
+@before_model(timeout=2.5, on_error="continue")
+async def timed_observer(state: MyState) -> None:
+    return None
+
+
+@after_agent(always=True, timeout=1)
+def close_pool(state: MyState, runtime: Runtime[MyContext]) -> None:
+    error: BaseException | None = run_error()
+    del error
+
+
+@wrap_tool_call(timeout=30, on_error="raise")
+def timed_tool(
+    request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
+) -> ToolMessage | Command[Any]:
+    try:
+        return handler(request)
+    except HookTimeoutError as exc:
+        limit: float = exc.timeout
+        return ToolMessage(f"timed out after {limit}", tool_call_id="1")
+
+
+class Audited(AgentMiddleware[MyState, MyContext]):
+    on_error = "continue"
+
+    @hook_config(timeout=0.5, always=True)
+    def after_agent(self, state: MyState, runtime: Runtime[MyContext]) -> None:
+        return None
+
+
+RESILIENT: list[AgentMiddleware[Any, Any, Any]] = [
+    timed_observer,
+    close_pool,
+    timed_tool,
+    Audited(),
+]
+before_model(on_error="ignore")  # type: ignore[call-overload]
+before_model(always=True)  # type: ignore[call-overload]
