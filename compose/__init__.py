@@ -6,12 +6,13 @@ from .chain import ComposedMiddleware, compose
 from .explain import Explanation, explain
 from .keys import UnknownStateKeyError
 from .nodes import InvalidJumpError
-from .plan import BrokenStackError
+from .plan import BrokenStackError, DuplicateMiddlewareError
 
 __all__ = [
     "AlwaysRunGraph",
     "BrokenStackError",
     "ComposedMiddleware",
+    "DuplicateMiddlewareError",
     "Explanation",
     "InvalidJumpError",
     "UnknownStateKeyError",

@@ -117,12 +117,13 @@ class ModelNode:
         ]
         if unknown:
             layers = self._layers()
-            raise ValueError(
-                f"A wrap_model_call put tools {unknown} on the model request (the model "
-                f"wraps of this agent: {layers}), but the agent cannot execute them (it "
-                f"knows {sorted(self.executable)}). Either register "
-                "them when creating the agent (create_agent(tools=[...]) or a middleware's "
-                "`tools` attribute), or handle their calls in a wrap_tool_call middleware."
+            raise ValueError(  # LangChain's words first: code matches on them
+                "Middleware added tools that the agent doesn't know how to execute.\n\n"
+                f"Unknown tools: {unknown}\nRegistered tools: {sorted(self.executable)}\n\n"
+                f"A wrap_model_call put them on the model request (the model wraps of this "
+                f"agent: {layers}). Either register them when creating the agent "
+                "(create_agent(tools=[...]) or a middleware's `tools` attribute), or handle "
+                "their calls in a wrap_tool_call middleware."
             )
 
     def _bind(self, request: ModelRequest[Any]) -> tuple[Any, Call | None]:

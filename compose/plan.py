@@ -30,11 +30,21 @@ from .arguments import tool_problem
 from .chain import flatten
 from .schema import merge_schemas, reducer_keys
 
-__all__ = ["AgentPlan", "BrokenStackError"]
+__all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
 
 
 class BrokenStackError(ValueError):
     """The middleware stack cannot form an agent; the message lists every problem."""
+
+
+class DuplicateMiddlewareError(BrokenStackError, AssertionError):
+    """Two middleware share a name: LangChain raises ``AssertionError`` for it, so this is one.
+
+    Its message starts with LangChain's sentence, then lists every problem of the stack.
+    """
+
+
+DUPLICATE_SENTENCE = "Please remove duplicate middleware instances."
 
 
 def _as_tool(item: object, owner: object = None, index: int = 0) -> BaseTool | dict[str, Any]:
@@ -123,6 +133,7 @@ class AgentPlan:
         """
         members = flatten(middleware, place)
         problems = _name_clashes(members)
+        duplicates = bool(problems)
         impls = [hook_impls(m) for m in members]
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
         # Middleware tools first, then the agent's: the order LangChain binds them in.
@@ -149,6 +160,10 @@ class AgentPlan:
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
             listing = "\n".join(f"  - {p}" for p in plan.problems)
+            if duplicates:
+                raise DuplicateMiddlewareError(
+                    f"{DUPLICATE_SENTENCE} create_agent cannot build this agent:\n{listing}"
+                )
             raise BrokenStackError(f"create_agent cannot build this agent:\n{listing}")
         return plan
 

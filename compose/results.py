@@ -54,10 +54,12 @@ def _command_writes(command: object, impl: HookImpl) -> Any:
         )
     for field in ("goto", "resume", "graph"):
         if getattr(command, field):
+            # LangChain's sentence first (code matches on it), then where it came from.
             raise NotImplementedError(
+                f"Command {field} is not yet supported in wrap_model_call middleware. "
                 f"{impl.describe()} returned a Command with {field}={getattr(command, field)!r} "
                 "in an ExtendedModelResponse; only `update` is supported there. To route the "
-                "agent, return {'jump_to': ...} from a before_model/after_model hook instead."
+                "agent, use the jump_to state field with before_model/after_model hooks instead."
             )
     return update_writes(command.update, impl.describe())
 
