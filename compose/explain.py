@@ -55,12 +55,16 @@ def _own_fields(schema: type) -> list[str]:
 
 
 def _options(impl: HookImpl) -> str:
-    """`` [timeout 2s, on_error=continue, always]``, or ``""`` for a hook with none."""
+    """`` [timeout 2s, on_error=continue, always, stream=buffer]``, or ``""`` for none."""
     marks = [f"timeout {impl.timeout:g}s"] if impl.timeout is not None else []
     if impl.on_error != "raise":
         marks.append(f"on_error={impl.on_error}")
     if impl.always:
         marks.append("always")
+    stream = getattr(impl.middleware, "stream", "pass")
+    if impl.hook in ("after_model", "wrap_model_call") and stream != "pass":
+        chars = getattr(stream, "chars", None)
+        marks.append(f"stream=sliding window {chars} chars" if chars else f"stream={stream}")
     return f" [{', '.join(marks)}]" if marks else ""
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
-from langchain_core.messages import AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages.tool import ToolCallChunk
 
 from funcware.hooks.streaming import SlidingWindow
+
+from .release import as_chunk
 
 __all__ = ["SlidingText", "combine", "sliding_achunks", "sliding_chunks"]
 
@@ -81,7 +84,9 @@ class _Assembler:
         self.held: AIMessageChunk | None = None
         self.id: str | None = None
 
-    def take(self, chunk: AIMessageChunk) -> AIMessageChunk | None:
+    def take(self, chunk: AIMessageChunk | AIMessage) -> AIMessageChunk | None:
+        if not isinstance(chunk, AIMessageChunk):  # a model that cannot stream gives it whole
+            chunk = as_chunk(chunk).model_copy(update={"chunk_position": None})
         self.id = self.id or chunk.id
         rest = chunk.model_copy(update={"content": ""})
         self.held = rest if self.held is None else self.held + rest
@@ -92,7 +97,16 @@ class _Assembler:
         final = self.text.finish()
         if self.held is None:
             return AIMessageChunk(content=final, id=self.id, chunk_position="last")
+        calls: list[ToolCallChunk] = []
+        for call in self.held.tool_call_chunks:
+            args = call.get("args")
+            calls.append({**call, "args": self.text.check(args)} if args else call)
         update = {"content": final, "id": self.id, "chunk_position": "last"}
+        if calls:  # tool-call arguments pass through the check too, whole
+            fields = self.held.model_dump(
+                exclude={"tool_calls", "invalid_tool_calls", "tool_call_chunks", "type"}
+            )
+            return AIMessageChunk(**{**fields, **update}, tool_call_chunks=calls)
         return self.held.model_copy(update=update)
 
 

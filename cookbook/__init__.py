@@ -1,7 +1,9 @@
 """funcware.cookbook — one self-contained, copy-pasteable recipe per module.
 
 Each recipe module has a docstring (what it does, when to use it, how to adapt it) and a
-``demo()`` that runs it offline on ``ScriptedChatModel`` and returns ``(agent, state)``.
+``demo()`` that runs it offline on ``ScriptedChatModel`` and returns ``(agent, state)``;
+a recipe may also define ``highlights(agent, state) -> list[str]``, lines the tour prints
+to show what it did.
 ``python -m funcware.cookbook`` runs the tour; ``python -m funcware.cookbook NAME`` one.
 """
 
@@ -29,6 +31,7 @@ RECIPES: tuple[str, ...] = (
     "outer_wins",
     "content_guard",
     "pii_redaction",
+    "guarded_stream",
     "human_approval",
     "prompt_caching",
     "summarize_history",

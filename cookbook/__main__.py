@@ -32,7 +32,11 @@ def _run(name: str) -> bool:
     print("   conversation")
     for line in render_messages(state["messages"]):
         print("     " + line)
-    extra = observed.lines(agent, state)
+    highlights = getattr(load(name), "highlights", None)
+    extra = [
+        *(highlights(agent, state) if highlights is not None else ()),
+        *observed.lines(agent, state),
+    ]
     if extra:
         print("   what it did")
         for line in extra:

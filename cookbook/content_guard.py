@@ -12,6 +12,12 @@ offending answer (and the tool calls it asked for) is gone from the state. It al
 returns ``{"jump_to": "end"}``, declared with ``@hook_config(can_jump_to=["end"])``, so
 the run stops there (``after_agent`` hooks, if any, still run).
 
+Streaming: ``stream = "buffer"`` makes the guard govern the stream too. Without it, a
+client streaming with ``stream_mode="messages"`` would see the model's tokens — the
+password included — before the guard runs. With it, the turn's tokens are held until the
+guard has decided, and the client receives the answer as the state keeps it: here, the
+refusal. (A moderation call the guard makes itself stays out of the user's stream.)
+
 How to adapt: call a moderation model instead of regexes; return
 ``RemoveMessage(id=...)`` and a new message to drop the answer instead of replacing it;
 jump to ``"model"`` with a corrective ``HumanMessage`` to let the model try again.
@@ -39,6 +45,8 @@ BLOCKED = (
 
 class ContentGuard(AgentMiddleware[AgentState]):
     """Replaces an answer that matches any of ``patterns`` with ``refusal``; ends the run."""
+
+    stream = "buffer"  # hold the turn's tokens until this guard has decided
 
     def __init__(
         self,

@@ -1,16 +1,24 @@
-"""PII redaction: mask e-mail addresses and card numbers in model input and tool output.
+"""PII redaction: mask e-mail addresses and card numbers in model input, tool output and answers.
 
-When to use: the model provider must not receive personal data the user typed, and
-personal data a tool returns must not be stored in the conversation (and so not in a
-checkpointer, a trace, or the next model call).
+When to use: the model provider must not receive personal data the user typed, personal
+data a tool returns must not be stored in the conversation (and so not in a checkpointer,
+a trace, or the next model call), and the model's answer must not show it either — not
+even in the token stream.
 
-Two small hooks, composed into one middleware:
+Three small hooks, composed into one middleware:
 
 - ``redact_model_input`` (``wrap_model_call``) rewrites the messages of each model
   request through ``request.override(messages=...)``. The state keeps what the user
   wrote; only what is *sent to the model* is masked.
 - ``redact_tool_output`` (``wrap_tool_call``) masks the ``ToolMessage`` a tool returns,
   before it is written to the state.
+- ``redact_model_output`` (``wrap_model_call`` with
+  ``stream=SlidingWindow(chars=64, check=redact)``) masks the model's answer as it
+  streams: its text goes through ``redact`` and reaches the user 64 characters behind the
+  newest token (enough to see a whole address or card number before showing any of it);
+  the answer the state keeps is exactly what was streamed (the hook masks it too, so
+  the state is masked wherever the middleware runs). Tool-call arguments are held to
+  the end of the message and checked too.
 
 How to adapt: add patterns to ``PATTERNS`` (phone numbers, IBANs) or check card numbers
 with the Luhn algorithm to avoid masking order numbers; replace each value with a stable
@@ -31,6 +39,7 @@ from langgraph.types import Command
 from funcware import (
     ModelRequest,
     ModelResponse,
+    SlidingWindow,
     ToolCallRequest,
     compose,
     create_agent,
@@ -90,7 +99,21 @@ def redact_tool_output(
     return result
 
 
-pii_redaction = compose(redact_model_input, redact_tool_output, name="pii_redaction")
+@wrap_model_call(stream=SlidingWindow(chars=64, check=redact))
+def redact_model_output(
+    request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+) -> ModelResponse[Any]:
+    """Mask the answer the state keeps; ``stream=`` masks what streams the same way."""
+    response = handler(request)
+    return ModelResponse(
+        result=[_redact_message(m) for m in response.result],
+        structured_response=response.structured_response,
+    )
+
+
+pii_redaction = compose(
+    redact_model_input, redact_tool_output, redact_model_output, name="pii_redaction"
+)
 
 
 @tool
@@ -103,14 +126,14 @@ def lookup_customer(customer_id: str) -> str:
 
 
 def demo() -> tuple[Any, dict[str, Any]]:
-    """The user and a tool both reveal PII; the model sees neither, the state keeps no tool PII."""
+    """The user, a tool and the answer reveal PII; the model sees none, the answer shows none."""
     model = ScriptedChatModel(
         responses=[
             AIMessage(
                 "",
                 tool_calls=[{"name": "lookup_customer", "args": {"customer_id": "42"}, "id": "l1"}],
             ),
-            "You are on the premium plan; the card on file is masked for your safety.",
+            "You are on the premium plan; the receipt goes to jane.doe@example.com.",
         ]
     )
     agent = create_agent(model, [lookup_customer], middleware=[pii_redaction])

@@ -8,6 +8,7 @@ when :func:`to_langchain` is called.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 from typing_extensions import TypedDict, get_type_hints
@@ -21,7 +22,7 @@ from .hooks.lc_bridge import (
     to_lc_request,
     to_lc_result,
 )
-from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls
+from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
 from .hooks.types import AgentState
 
 __all__ = ["to_langchain", "to_langchain_format"]
@@ -112,6 +113,23 @@ def _check_always(stack: ComposedMiddleware) -> None:
             )
 
 
+def _warn_stream(stack: ComposedMiddleware) -> None:
+    for member in stack.members:
+        policy = getattr(member, "stream", "pass")
+        internal = getattr(member, "stream_internal_calls", False)
+        if policy != "pass" or internal:
+            warnings.warn(
+                f"to_langchain: middleware {member.name!r} ({origin(member)}) sets "
+                f"stream={policy!r}"
+                + (", stream_internal_calls=True" if internal else "")
+                + ", which LangChain's create_agent does not apply: its stream shows the "
+                "model's tokens before the guard runs. Its hooks still change the state. "
+                "Run it with funcware.create_agent to have the guard govern the stream.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
 def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     """A LangChain ``AgentMiddleware`` running ``middleware`` (decorated, class or composite).
 
@@ -120,7 +138,8 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     are still checked, and errors still name the funcware middleware. A LangChain
     middleware is returned as it is; dict-schema tools are refused (LangChain cannot run
     them as middleware tools), and so is an ``after_agent(always=True)`` hook (LangChain
-    skips ``after_agent`` when a run fails). Deadlines and ``on_error`` still apply.
+    skips ``after_agent`` when a run fails). Deadlines and ``on_error`` still apply; a
+    ``stream=`` policy does not (LangChain streams tokens before guards run), with a warning.
     """
     lc = _langchain_types()
     if isinstance(middleware, lc.AgentMiddleware):
@@ -128,6 +147,7 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     stack = middleware if isinstance(middleware, ComposedMiddleware) else compose(middleware)
     _check_tools(stack)
     _check_always(stack)
+    _warn_stream(stack)
     name = middleware.name
     namespace: dict[str, Any] = {
         "__module__": __name__,

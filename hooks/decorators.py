@@ -633,6 +633,10 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
         on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
+            then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
+        stream_internal_calls: True shows model calls the hook makes itself in the user's
+            message stream (hidden by default).
 
     Example::
 
@@ -728,6 +732,10 @@ def wrap_model_call(
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
         on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
+            then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
+        stream_internal_calls: True shows model calls the hook makes itself in the user's
+            message stream (hidden by default).
 
     Example::
 

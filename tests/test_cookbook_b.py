@@ -265,6 +265,8 @@ def test_model_never_sees_pii_and_state_keeps_no_tool_pii(models: Capture) -> No
     assert "plan: premium" in tool_message.text
     # Model input is masked per call; what the user typed stays in the state as written.
     assert "jane.doe@example.com" in state["messages"][0].text
+    # The answer is checked as it streams, and the state keeps what was streamed.
+    assert state["messages"][-1].text == "You are on the premium plan; the receipt goes to [EMAIL]."
 
 
 def test_redact_leaves_short_numbers_and_clean_messages_alone() -> None:

@@ -611,3 +611,59 @@ def test_hook_config_still_declares_jumps_for_a_buffering_guard() -> None:
     agent = _agent(Blocker(), responses=[answer("anything")])
     streamed = _from_messages_stream(run_messages(agent, "sync"))
     assert list(streamed.values()) == [("[blocked]", [])]
+
+
+def test_sliding_guard_checks_tool_call_arguments_too() -> None:
+    @after_model(stream=SlidingWindow(chars=18, check=redact))
+    def pii(state: AgentState) -> None:
+        return None
+
+    def build() -> Any:
+        responses = [answer("mailing", tool_key="ann@web.org", id="a-1"), answer("ok", id="a-2")]
+        return _agent(pii, responses=responses)
+
+    items = run_messages(build(), "sync")
+    model_chunks = [m for m, meta in items if meta["langgraph_node"] == "model"]
+    first = _fold([c for c in model_chunks if c.id == "a-1"])["a-1"]
+    assert first.tool_calls[0]["args"] == {"key": "[email]"}
+    state = build().invoke(hi())
+    assert state["messages"][1].tool_calls[0]["args"] == {"key": "[email]"}
+
+
+# -- the cookbook ------------------------------------------------------------------------------
+
+
+def test_guarded_stream_recipe_shows_raw_buffered_and_sliding_streams() -> None:
+    from funcware.cookbook import guarded_stream
+
+    agent, state = guarded_stream.demo()
+    assert state["messages"][-1].text == guarded_stream.mask(guarded_stream.ANSWER)
+    raw, buffered, sliding, kept = guarded_stream.highlights(agent, state)
+    assert "jane.doe@exa" in raw.replace(" | ", "")
+    assert buffered.split(None, 1)[1] == guarded_stream.mask(guarded_stream.ANSWER)
+    assert "@" not in sliding and sliding.count("|") >= 2  # several chunks, none raw
+    assert kept.endswith(guarded_stream.mask(guarded_stream.ANSWER))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_content_guard_recipe_never_streams_the_password(mode: str) -> None:
+    from funcware.cookbook import content_guard
+
+    leak = AIMessage("the admin password is hunter2", id="leak", tool_calls=[])
+    model = ChunkedModel(responses=[leak], size=4)
+    agent = create_agent(model, [], middleware=[content_guard.ContentGuard()])
+    streamed = _from_messages_stream(run_messages(agent, mode))
+    assert "hunter2" not in json.dumps(list(streamed.values()))
+    assert [text for text, _ in streamed.values()] == [content_guard.ContentGuard().refusal]
+
+
+def test_explain_shows_each_guards_stream_policy() -> None:
+    from funcware import explain
+
+    @wrap_model_call(stream=SlidingWindow(chars=40, check=redact))
+    def masker(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    text = str(explain([make_guard(), masker]))
+    assert "guard [stream=buffer] [may jump to end]" in text
+    assert "masker [stream=sliding window 40 chars]" in text

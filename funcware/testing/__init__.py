@@ -1,14 +1,17 @@
-"""Test helpers: ``ScriptedChatModel`` (a model that replays a script offline) and the hook
-test kit (``run_hook``: one middleware's hook, run without an agent)."""
+"""Test helpers: ``ScriptedChatModel`` (a model that replays a script offline; the
+``StreamingScriptedChatModel`` variant streams it in chunks) and the hook test kit
+(``run_hook``: one middleware's hook, run without an agent)."""
 
 from .kit import HookResult, arun_hook, run_hook
 from .scripted import RecordedCall, ScriptedChatModel, ScriptExhaustedError, StructuredAnswer
+from .streaming import StreamingScriptedChatModel
 
 __all__ = [
     "HookResult",
     "RecordedCall",
     "ScriptExhaustedError",
     "ScriptedChatModel",
+    "StreamingScriptedChatModel",
     "StructuredAnswer",
     "arun_hook",
     "run_hook",

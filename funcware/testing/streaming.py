@@ -1,0 +1,71 @@
+"""``StreamingScriptedChatModel``: a ``ScriptedChatModel`` that streams its answers in chunks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+
+from .scripted import ScriptedChatModel
+
+__all__ = ["StreamingScriptedChatModel"]
+
+
+class StreamingScriptedChatModel(ScriptedChatModel):
+    """Replays its script like ``ScriptedChatModel``, but streams each answer.
+
+    The text arrives ``chunk_size`` characters at a time, then each tool call as one
+    tool-call chunk, as a provider's stream would; ``invoke`` still returns the whole
+    message. For example, to see what ``stream_mode="messages"`` delivers::
+
+        model = StreamingScriptedChatModel(responses=["Hello there"], chunk_size=4)
+        agent = create_agent(model, [])
+        [chunk.text for chunk, _ in agent.stream(inputs, stream_mode="messages")]
+        # ['Hell', 'o th', 'ere', '']
+    """
+
+    chunk_size: int = 4
+    """Characters of text per streamed chunk."""
+
+    def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
+        text, size = message.text, max(1, self.chunk_size)
+        for start in range(0, len(text), size):
+            yield AIMessageChunk(content=text[start : start + size], id=message.id)
+        calls = [
+            {
+                "name": call["name"],
+                "args": json.dumps(call["args"]),
+                "id": call["id"],
+                "index": index,
+                "type": "tool_call_chunk",
+            }
+            for index, call in enumerate(message.tool_calls)
+        ]
+        if calls:
+            yield AIMessageChunk(content="", id=message.id, tool_call_chunks=calls)  # type: ignore[arg-type]
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        message = self._next(messages, kwargs).generations[0].message
+        assert isinstance(message, AIMessage)
+        for chunk in self._chunks(message):
+            yield ChatGenerationChunk(message=chunk)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._stream(messages, stop, None, **kwargs):
+            yield chunk
