@@ -17,7 +17,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, tool
 
-__all__ = ["BenchChatModel", "add"]
+__all__ = ["BenchChatModel", "ConvertingChatModel", "add", "many_tools"]
 
 
 @tool
@@ -30,6 +30,19 @@ def _tool_name(item: Any) -> str:
     if isinstance(item, dict):
         return str(item.get("name") or item.get("function", {}).get("name", "?"))
     return str(getattr(item, "name", None) or getattr(item, "__name__", "?"))
+
+
+def many_tools(count: int) -> list[BaseTool]:
+    """``add`` and ``count - 1`` more tools, each with its own name and argument schema."""
+
+    def make(index: int) -> BaseTool:
+        def lookup(key: str, limit: int = 10) -> str:
+            return f"{index}:{key}:{limit}"
+
+        lookup.__doc__ = f"Look a key up in table {index}; at most `limit` rows."
+        return tool(f"lookup_{index}")(lookup)
+
+    return [add, *(make(i) for i in range(1, count))]
 
 
 class BenchChatModel(BaseChatModel):
@@ -77,3 +90,21 @@ class BenchChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         return self._answer(messages)
+
+
+class ConvertingChatModel(BenchChatModel):
+    """:class:`BenchChatModel` whose ``bind_tools`` converts every tool to the OpenAI
+    function format (``convert_to_openai_tool``), as real chat-model providers do."""
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: Any = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind the tools' OpenAI schemas, converted on every call of ``bind_tools``."""
+        from langchain_core.utils.function_calling import convert_to_openai_tool
+
+        schemas = [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)

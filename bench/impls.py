@@ -36,8 +36,8 @@ class Api:
 
 
 def available(impl: str) -> bool:
-    """Whether ``impl`` can be imported here (langchain is an optional extra)."""
-    top = FUNCWARE if impl == FUNCWARE else LANGCHAIN if impl == LANGCHAIN else FLOOR
+    """Whether ``impl`` (or another top-level package) can be imported here."""
+    top = {FUNCWARE: FUNCWARE, LANGCHAIN: LANGCHAIN, FLOOR: FLOOR}.get(impl, impl)
     try:
         return importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):
@@ -74,10 +74,11 @@ def load_api(impl: str) -> Api:
     raise ValueError(f"{impl!r} is not a middleware library (use {' or '.join(LIBRARIES)})")
 
 
-def build_floor(model: Any, tools: Sequence[Any]) -> Any:
+def build_floor(model: Any, tools: Sequence[Any], *, checkpointer: Any = None) -> Any:
     """The hand-written agent loop: ``model`` node, ``tools`` node, one conditional edge.
 
-    Written the way the LangGraph docs write it (plain node function, ``tools_condition``).
+    Written the way the LangGraph docs write it (plain node function, ``tools_condition``),
+    with the recursion limit both libraries set, so long tool loops run.
     """
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
@@ -93,4 +94,4 @@ def build_floor(model: Any, tools: Sequence[Any]) -> Any:
     graph.add_edge(START, "model")
     graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
     graph.add_edge("tools", "model")
-    return graph.compile()
+    return graph.compile(checkpointer=checkpointer).with_config(recursion_limit=9_999)

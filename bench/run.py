@@ -3,7 +3,9 @@
 Run from the repository root (needs the ``bench`` extra for the LangChain side)::
 
     pip install -e ".[bench]"
-    python bench/run.py                      # 5 rounds of every scenario, ~5 minutes
+    python bench/run.py                      # every scenario, 2 rounds
+    python bench/run.py --quick              # 1 short round of every scenario
+    python bench/run.py --groups conversation,tools --rounds 3
     python bench/run.py --rounds 1 --scenarios mw10,wrap50 --budget 0.2
     python bench/run.py --profile mw50       # cProfile of funcware on one scenario
 
@@ -36,7 +38,11 @@ sys.path.insert(0, str(HERE))
 from impls import FLOOR, FUNCWARE, IMPLS, LANGCHAIN, available  # noqa: E402
 
 NAMES = {FUNCWARE: "funcware", LANGCHAIN: "LangChain", FLOOR: "LangGraph floor"}
-TIMED = ("invoke", "ainvoke", "build")
+TIMED = ("invoke", "ainvoke", "build", "concurrent")
+ONCE = ("depth", "onion")
+"""Kinds measured in the first round only (deterministic, or interleaved internally)."""
+OWN_PROCESS = ("depth", "memory", "concurrent", "onion")
+"""Kinds that get a process of their own (they read the process's peaks, or go deep)."""
 CHAINS = ("wrap50", "wrap100", "wrap200")
 WITH_MIDDLEWARE = ("mw10", "mw50", "tool_loop", "mw10_async", *CHAINS)
 WORKER_TIMEOUT_S = 600
@@ -45,11 +51,20 @@ WORKER_TIMEOUT_S = 600
 # ---------------------------------------------------------------- running the workers
 
 
-def _spawn(impl: str, scenario: str, budget: float) -> dict[str, Any]:
+def _spawn(impl: str, scenarios: list[str], budget: float) -> dict[str, dict[str, Any]]:
+    """Run ``scenarios`` one after another in one worker process; a result for each."""
+    found = _spawn_worker(impl, scenarios, budget)
+    if "status" in found:  # the worker itself failed: the same error for each
+        return dict.fromkeys(scenarios, found)
+    return found
+
+
+def _spawn_worker(impl: str, scenarios: list[str], budget: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
         command = [sys.executable, str(HERE / "run.py"), "--worker", "--impl", impl]
-        command += ["--scenario", scenario, "--budget", str(budget), "--out", str(out)]
+        command += ["--scenario", ",".join(scenarios), "--budget", str(budget)]
+        command += ["--out", str(out)]
         env = {**os.environ, "PYTHONHASHSEED": "0", "LANGSMITH_TRACING": "false"}
         env["LANGCHAIN_TRACING_V2"] = "false"
         try:
@@ -84,18 +99,26 @@ def collect(
     from scenarios import SCENARIOS
 
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {s: {} for s in scenarios}
+    # scenarios of one group and the same implementations share a worker process,
+    # except kinds that read the process's own peaks
+    batches: dict[tuple[str, ...], list[str]] = {}
+    for name in scenarios:
+        scenario = SCENARIOS[name]
+        key = (name,) if scenario.kind in OWN_PROCESS else (scenario.group, *scenario.impls)
+        batches.setdefault(key, []).append(name)
     for round_ in range(rounds):
         print(f"round {round_ + 1}/{rounds}", flush=True)
-        for name in scenarios:
-            scenario = SCENARIOS[name]
-            if scenario.kind == "depth" and round_ > 0:
-                continue  # deterministic: once is enough
-            line = []
-            for impl in _rotate([i for i in scenario.impls if i in impls], round_):
-                result = _spawn(impl, name, budget)
-                runs[name].setdefault(impl, []).append(result)
-                line.append(f"{impl} {_quick(result)}")
-            print(f"  {name:<20} " + "  ".join(line), flush=True)
+        for batch in batches.values():
+            batch = [n for n in batch if round_ == 0 or SCENARIOS[n].kind not in ONCE]
+            if not batch:
+                continue
+            lines: dict[str, list[str]] = {name: [] for name in batch}
+            for impl in _rotate([i for i in SCENARIOS[batch[0]].impls if i in impls], round_):
+                for name, result in _spawn(impl, batch, budget).items():
+                    runs[name].setdefault(impl, []).append(result)
+                    lines[name].append(f"{impl} {_quick(result)}")
+            for name, line in lines.items():
+                print(f"  {name:<20} " + "  ".join(line), flush=True)
     return runs
 
 
@@ -129,6 +152,14 @@ def _summary(results: list[dict[str, Any]]) -> dict[str, Any]:
             round_medians_ns=[statistics.median(r["samples_ns"]) for r in oks],
             first_call_ns=statistics.median(r["first_call_ns"] for r in oks),
         )
+        if "concurrency" in oks[0]:
+            summary.update(
+                concurrency=oks[0]["concurrency"],
+                calls_per_s=oks[0]["concurrency"] / (summary["median_ns"] / 1e9),
+                peak_threads=max(r["peak_threads"] for r in oks),
+                threads_before=min(r["threads_before"] for r in oks),
+                rss_growth_bytes=statistics.median(r["rss_growth_bytes"] for r in oks),
+            )
     else:
         summary.update(
             value=statistics.median(r["value"] for r in oks),
@@ -248,9 +279,45 @@ def targets(table: dict[str, dict[str, Any]], derived: dict[str, Any]) -> list[d
                 True,
             )
         )
-    if "deepest_sync_chain" in table:
-        fw = table["deepest_sync_chain"]["results"].get(FUNCWARE)
-        found.append(_target("deepest sync wrap chain (layers)", ">= 400", _median(fw), 400, False))
+    for name, goal in (("deepest_sync_chain", 480), ("deepest_async_chain", 5000)):
+        if name in table:
+            fw = table[name]["results"].get(FUNCWARE)
+            flavour = name.split("_")[1]
+            found.append(
+                _target(
+                    f"deepest {flavour} wrap chain (layers)", f">= {goal}", _median(fw), goal, False
+                )
+            )
+    onion = table.get("onion_layers", {}).get("results", {}).get(FUNCWARE)
+    if onion is not None and onion["status"] == "ok":
+        for row in onion["details"][0]["rows"]:
+            found.append(
+                _target(
+                    f"onion's own cost per layer, {row['flavour']}, {row['layers']} layers (µs)",
+                    "<= 0.3",
+                    row["per_layer_ns"] / 1e3,
+                    0.3,
+                    True,
+                    "over nested calls of the same functions",
+                )
+            )
+    from options import BASELINE, VARIANTS
+
+    base = _median(table.get(f"opt_{BASELINE}", {}).get("results", {}).get(FUNCWARE))
+    for name in VARIANTS:
+        if name == BASELINE or f"opt_{name}" not in table:
+            continue
+        other = _median(table[f"opt_{name}"]["results"].get(FUNCWARE))
+        found.append(
+            _target(
+                f"opt_{name}: funcware median / opt_{BASELINE}",
+                "<= 1.05",
+                _ratio(other, base),
+                1.05,
+                True,
+                "an unused option costs nothing (within noise)",
+            )
+        )
     if "build50" in table:
         found.append(
             _target(
@@ -292,10 +359,18 @@ def _cell(summary: dict[str, Any] | None) -> str:
         return "-"
     if summary["status"] != "ok":
         return str(summary["error"]).split(":")[0]
+    if "calls_per_s" in summary:
+        return (
+            f"{_fmt(summary['median_ns'])} ({_fmt(summary['p90_ns'])}); "
+            f"{summary['calls_per_s']:.0f} calls/s, {summary['peak_threads']} threads, "
+            f"+{summary['rss_growth_bytes'] / 2**20:.0f} MiB"
+        )
     if "median_ns" in summary:
         return f"{_fmt(summary['median_ns'])} ({_fmt(summary['p90_ns'])})"
     if summary["unit"] == "bytes":
         return f"{summary['value'] / 1024:.0f} KiB"
+    if summary["unit"] == "ns per layer":
+        return f"worst {summary['value'] / 1e3:.3f} µs/layer"
     capped = any(d.get("capped") for d in summary.get("details", []))
     return f"{'>= ' if capped else ''}{summary['value']:.0f} layers"
 
@@ -308,18 +383,32 @@ def report(data: dict[str, Any]) -> str:
     """The Markdown tables: scenarios, derived per-layer costs, targets."""
     from scenarios import SCENARIOS
 
-    lines = [
-        "| scenario | funcware median (p90) | LangChain median (p90) | funcware/LangChain "
-        "| LangGraph floor median (p90) | funcware/floor |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, entry in data["scenarios"].items():
-        res = entry["results"]
-        lines.append(
-            f"| {name}: {SCENARIOS[name].title} | {_cell(res.get(FUNCWARE))} "
-            f"| {_cell(res.get(LANGCHAIN))} | {_x(entry.get('ratio'))} "
-            f"| {_cell(res.get(FLOOR))} | {_x(entry.get('ratio_floor'))} |"
-        )
+    lines: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for name in data["scenarios"]:
+        group = SCENARIOS[name].group if name in SCENARIOS else "core"
+        groups.setdefault(group, []).append(name)
+    for group, names in groups.items():
+        if lines:
+            lines.append("")
+        lines += [
+            f"| {group} | funcware median (p90) | LangChain median (p90) | funcware/LangChain "
+            "| LangGraph floor median (p90) | funcware/floor |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name in names:
+            entry = data["scenarios"][name]
+            res = entry["results"]
+            lines.append(
+                f"| {name}: {entry['title']} | {_cell(res.get(FUNCWARE))} "
+                f"| {_cell(res.get(LANGCHAIN))} | {_x(entry.get('ratio'))} "
+                f"| {_cell(res.get(FLOOR))} | {_x(entry.get('ratio_floor'))} |"
+            )
+    onion = data["scenarios"].get("onion_layers", {}).get("results", {}).get(FUNCWARE)
+    if onion is not None and onion["status"] == "ok":
+        from onion import report as onion_report
+
+        lines += ["", onion_report(onion["details"][0]["rows"])]
     wrap = data["derived"]["wrap_layer"]
     mixed = data["derived"]["per_mixed_middleware_ns"]
     fw, lc = wrap[FUNCWARE], wrap[LANGCHAIN]
@@ -443,8 +532,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     from scenarios import SCENARIOS
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--scenarios", default=None, help="comma-separated (default: all)")
+    parser.add_argument(
+        "--groups",
+        default=None,
+        help="comma-separated: " + ",".join(dict.fromkeys(s.group for s in SCENARIOS.values())),
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="one short round (--rounds 1 --budget 0.05)"
+    )
     parser.add_argument(
         "--impls", default=",".join(IMPLS), help="comma-separated: " + ",".join(IMPLS)
     )
@@ -464,6 +561,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--scenario", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.budget = 1, 0.05
+    groups = set(args.groups.split(",")) if args.groups else None
+    if args.scenarios is None:
+        args.scenarios = ",".join(
+            n for n, s in SCENARIOS.items() if groups is None or s.group in groups
+        )
     for name in args.scenarios.split(","):
         if name not in SCENARIOS:
             parser.error(f"unknown scenario {name!r}; choose from {', '.join(SCENARIOS)}")
@@ -497,13 +601,19 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
             impls.remove(impl)
-    scenarios = args.scenarios.split(",")
+    scenarios = []
+    from scenarios import SCENARIOS
+
+    for name in args.scenarios.split(","):
+        needs = SCENARIOS[name].requires
+        if needs is not None and not available(needs):
+            print(f"NOTICE: {name} needs {needs}, which is not importable; skipped.", flush=True)
+            continue
+        scenarios.append(name)
     started, load_before = time.perf_counter(), _load()
     runs = collect(scenarios, impls, args.rounds, args.budget)
 
     table: dict[str, dict[str, Any]] = {}
-    from scenarios import SCENARIOS
-
     for name in scenarios:
         results = {impl: _summary(r) for impl, r in runs[name].items()}
         fw, lc, floor = (_median(results.get(i)) for i in (FUNCWARE, LANGCHAIN, FLOOR))

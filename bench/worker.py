@@ -12,6 +12,7 @@ import gc
 import json
 import resource
 import sys
+import threading
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import ToolMessage
-from scenarios import HITS, SCENARIOS, Prepared, Scenario, chain_agent, new_input
+from scenarios import SCENARIOS, Prepared, Scenario, chain_agent, hits, new_input
 
 __all__ = ["DEPTH_CAP", "main", "measure"]
 
@@ -35,9 +36,16 @@ class BenchCheckError(AssertionError):
 
 
 def _check(result: Any, prepared: Prepared, hits_before: int) -> None:
-    hits = HITS[0] - hits_before
-    if hits != prepared.hits:
-        raise BenchCheckError(f"expected {prepared.hits} hook calls, got {hits}")
+    """Check one invocation's result, or a list of them (``concurrent`` scenarios)."""
+    results = result if isinstance(result, list) else [result]
+    ran = hits() - hits_before - 1  # reading the counter counts one
+    if ran != prepared.hits * len(results):
+        raise BenchCheckError(f"expected {prepared.hits * len(results)} hook calls, got {ran}")
+    for one in results:
+        _check_result(one, prepared)
+
+
+def _check_result(result: Any, prepared: Prepared) -> None:
     messages = result["messages"]
     tools = sum(1 for m in messages if isinstance(m, ToolMessage))
     if tools != prepared.tool_results:
@@ -84,42 +92,141 @@ async def ameasure(call: Callable[[], Awaitable[object]], budget_s: float) -> li
     return samples
 
 
+def _invoker(prepared: Prepared) -> Callable[[], Any]:
+    agent, inputs, config, cleanup = (
+        prepared.target,
+        prepared.inputs,
+        prepared.config,
+        prepared.cleanup,
+    )
+
+    def call() -> Any:
+        used = config()
+        result = agent.invoke(inputs(), used)
+        if cleanup is not None:
+            cleanup(used)
+        return result
+
+    return call
+
+
+def _ainvoker(prepared: Prepared) -> Callable[[], Awaitable[Any]]:
+    agent, inputs, config, cleanup = (
+        prepared.target,
+        prepared.inputs,
+        prepared.config,
+        prepared.cleanup,
+    )
+
+    async def call() -> Any:
+        used = config()
+        result = await agent.ainvoke(inputs(), used)
+        if cleanup is not None:
+            cleanup(used)
+        return result
+
+    return call
+
+
 def _invoke(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
     assert scenario.prepare is not None
     prepared = scenario.prepare(impl)
-    agent = prepared.target
-    before, start = HITS[0], _now()
-    result = agent.invoke(new_input())
+    call = _invoker(prepared)
+    before, start = hits(), _now()
+    result = call()
     first = _now() - start
     _check(result, prepared, before)
-    samples = measure(lambda: agent.invoke(new_input()), budget_s)
+    samples = measure(call, budget_s)
     return {"samples_ns": samples, "first_call_ns": first}
 
 
 def _ainvoke(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
     assert scenario.prepare is not None
     prepared = scenario.prepare(impl)
-    agent = prepared.target
+    call = _ainvoker(prepared)
 
     async def main() -> dict[str, Any]:
-        before, start = HITS[0], _now()
-        result = await agent.ainvoke(new_input())
+        before, start = hits(), _now()
+        result = await call()
         first = _now() - start
         _check(result, prepared, before)
-        samples = await ameasure(lambda: agent.ainvoke(new_input()), budget_s)
+        samples = await ameasure(call, budget_s)
         return {"samples_ns": samples, "first_call_ns": first}
+
+    return asyncio.run(main())
+
+
+def _rss_bytes() -> int:
+    """This process's resident memory now (Linux), or 0 where unknown."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * resource.getpagesize()
+    except OSError:
+        return 0
+
+
+class _ThreadPeak:
+    """The most threads alive at once while it runs (sampled every half millisecond)."""
+
+    def __init__(self) -> None:
+        self.peak = threading.active_count()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.0005):
+            self.peak = max(self.peak, threading.active_count())
+
+    def __enter__(self) -> _ThreadPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _concurrent(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
+    """``concurrency`` ``ainvoke`` at once (``asyncio.gather``), one sample per batch."""
+    assert scenario.prepare is not None
+    prepared = scenario.prepare(impl)
+    call, count = _ainvoker(prepared), prepared.concurrency
+
+    async def batch() -> list[Any]:
+        return await asyncio.gather(*(call() for _ in range(count)))
+
+    async def main() -> dict[str, Any]:
+        rss_before = _rss_bytes()
+        threads_before = threading.active_count()
+        with _ThreadPeak() as peak:
+            before, start = hits(), _now()
+            results = await batch()
+            first = _now() - start
+            _check(results, prepared, before)
+            samples = await ameasure(batch, budget_s)
+        return {
+            "samples_ns": samples,
+            "first_call_ns": first,
+            "concurrency": count,
+            "threads_before": threads_before,
+            "peak_threads": peak.peak,
+            "rss_growth_bytes": max(
+                0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss_before
+            ),
+        }
 
     return asyncio.run(main())
 
 
 def _build(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
     assert scenario.prepare is not None
-    build = scenario.prepare(impl).target
+    prepared = scenario.prepare(impl)
+    build = prepared.target
     start = _now()
     agent = build()
     first = _now() - start
-    before = HITS[0]
-    _check(agent.invoke(new_input()), Prepared(None, hits=200), before)
+    before = hits()
+    _check(agent.invoke(new_input()), prepared, before)
     return {"samples_ns": measure(build, budget_s), "first_call_ns": first}
 
 
@@ -135,11 +242,15 @@ def _is_recursion(exc: BaseException | None) -> bool:
 
 def _depth(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
     probes: dict[int, bool] = {}
+    is_async = scenario.flavour == "async"
 
     def runs(layers: int) -> bool:
-        agent = chain_agent(impl, layers)
+        agent = chain_agent(impl, layers, is_async=is_async)
         try:
-            agent.invoke(new_input())
+            if is_async:
+                asyncio.run(agent.ainvoke(new_input()))
+            else:
+                agent.invoke(new_input())
         except Exception as exc:
             if not _is_recursion(exc):
                 raise
@@ -179,7 +290,7 @@ def _memory(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
         agent.invoke(new_input())
     gc.collect()
     tracemalloc.start()
-    before = HITS[0]
+    before = hits()
     result = agent.invoke(new_input())
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -188,12 +299,22 @@ def _memory(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
     return {"value": peak, "unit": "bytes", "max_rss_bytes": rss_kib * 1024}
 
 
+def _onion(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any]:
+    from onion import TARGET_NS, run
+
+    rows = run(quick=budget_s < 0.2)
+    worst = max(row["per_layer_ns"] for row in rows)
+    return {"value": worst, "unit": "ns per layer", "rows": rows, "target_ns": TARGET_NS}
+
+
 RUNNERS: dict[str, Callable[[Scenario, str, float], dict[str, Any]]] = {
     "invoke": _invoke,
     "ainvoke": _ainvoke,
     "build": _build,
+    "concurrent": _concurrent,
     "depth": _depth,
     "memory": _memory,
+    "onion": _onion,
 }
 
 
@@ -203,15 +324,20 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
 
 
-def main(impl: str, scenario_name: str, budget_s: float, out: Path) -> int:
-    """Run one measurement and write its JSON to ``out``; 0 unless the worker itself broke."""
+def measure_one(impl: str, scenario_name: str, budget_s: float) -> dict[str, Any]:
+    """One scenario's result: ``status`` ok with its figures, or error with the reason."""
     scenario = SCENARIOS[scenario_name]
     try:
-        result: dict[str, Any] = {
-            "status": "ok",
-            **RUNNERS[scenario.kind](scenario, impl, budget_s),
-        }
+        return {"status": "ok", **RUNNERS[scenario.kind](scenario, impl, budget_s)}
     except Exception as exc:
-        result = {"status": "error", "error": _error_text(exc)}
-    out.write_text(json.dumps(result), encoding="utf-8")
+        return {"status": "error", "error": _error_text(exc)}
+
+
+def main(impl: str, scenario_names: str, budget_s: float, out: Path) -> int:
+    """Run the comma-separated scenarios in turn and write their JSON results to ``out``."""
+    results: dict[str, Any] = {}
+    for name in scenario_names.split(","):
+        results[name] = measure_one(impl, name, budget_s)
+        gc.collect()
+    out.write_text(json.dumps(results), encoding="utf-8")
     return 0

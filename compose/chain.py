@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
 from funcware.hooks.middleware import (
@@ -34,8 +33,9 @@ from funcware.hooks.types import (
 from .arguments import member_problem
 from .nodes import run_node, run_node_async
 from .onion import build_async, build_sync
+from .reducers import Reducer, current_reducers, fold, schema_reducers
 from .results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
-from .schema import merge_schemas, reducer_keys
+from .schema import merge_schemas
 from .streaming import member_transformers
 from .updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
 
@@ -90,7 +90,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         )
         self.tools = [tool for m in self.members for tool in getattr(m, "tools", ())]
         self.transformers = member_transformers(self.members)
-        self._reducers = reducer_keys(self.state_schema)
+        self._reducers = schema_reducers(self.state_schema)
         member_hooks = [hook_impls(m) for m in self.members]
         self._by_hook: dict[HookName, list[HookImpl]] = {
             hook: [hooks[hook] for hooks in member_hooks if hook in hooks] for hook in HOOKS
@@ -130,7 +130,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     def _model_result(self, response: ModelResponse[Any], writes: Writes) -> ModelCallResult[Any]:
         if not writes:
             return response
-        merged = merge_writes(writes, self._reducers)
+        merged = merge_writes(writes, frozenset(current_reducers(self._reducers)))
         return ExtendedModelResponse(response, Command(update=as_update(merged)))
 
     def wrap_model_call(
@@ -188,24 +188,35 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         return list(reversed(impls)) if hook.startswith("after_") else impls
 
     def _fold(
-        self, state: Any, writes: list[tuple[str, Any]], result: dict[str, Any] | Command[Any]
+        self,
+        state: Any,
+        writes: list[tuple[str, Any]],
+        result: dict[str, Any] | Command[Any],
+        reducers: dict[str, Reducer],
     ) -> tuple[Any, bool]:
-        """Apply one member's result to the running state; say whether to stop here."""
+        """Apply one member's result to the running state; say whether to stop here.
+
+        The next member sees the state as the agent would hold it: every reducer key
+        (the agent's, where the composite runs as one node of a graph) reduced.
+        """
         update = result.update if isinstance(result, Command) else result
         new = update_writes(update, self.name)
         writes.extend(new)
         state = dict(state)
         for key, value in new:
-            state[key] = add_messages(state.get(key, []), value) if key == "messages" else value
+            fold(state, key, value, reducers)
         jumped = any(key == "jump_to" and value is not None for key, value in new)
         return state, jumped or (isinstance(result, Command) and bool(result.goto))
 
     def _finish(
-        self, writes: list[tuple[str, Any]], last: dict[str, Any] | Command[Any] | None
+        self,
+        writes: list[tuple[str, Any]],
+        last: dict[str, Any] | Command[Any] | None,
+        reducers: dict[str, Reducer],
     ) -> dict[str, Any] | Command[Any] | None:
         if not writes and not isinstance(last, Command):
             return None
-        update = as_update(merge_writes(writes, self._reducers))
+        update = as_update(merge_writes(writes, frozenset(reducers)))
         if isinstance(last, Command) and (last.goto or last.graph):
             return Command(update=update, goto=last.goto, graph=last.graph)
         return update if isinstance(update, dict) else Command(update=update)
@@ -213,24 +224,26 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     def _run_members(self, hook: HookName, state: Any, runtime: Any) -> Any:
         writes: list[tuple[str, Any]] = []
         result: dict[str, Any] | Command[Any] | None = None
+        reducers = current_reducers(self._reducers)
         for impl in self._members_for(hook):
             result = run_node(impl, state, runtime)
             if result is not None:
-                state, stop = self._fold(state, writes, result)
+                state, stop = self._fold(state, writes, result, reducers)
                 if stop:
                     break
-        return self._finish(writes, result)
+        return self._finish(writes, result, reducers)
 
     async def _arun_members(self, hook: HookName, state: Any, runtime: Any) -> Any:
         writes: list[tuple[str, Any]] = []
         result: dict[str, Any] | Command[Any] | None = None
+        reducers = current_reducers(self._reducers)
         for impl in self._members_for(hook):
             result = await run_node_async(impl, state, runtime)
             if result is not None:
-                state, stop = self._fold(state, writes, result)
+                state, stop = self._fold(state, writes, result, reducers)
                 if stop:
                     break
-        return self._finish(writes, result)
+        return self._finish(writes, result, reducers)
 
     def before_agent(self, state: Any, runtime: Any) -> Any:
         """Run the members' ``before_agent`` hooks in order."""

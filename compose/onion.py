@@ -40,7 +40,7 @@ from .chain_state import (
 
 __all__ = ["FRESH_STACK_EVERY", "CallKind", "Outcome", "build_async", "build_sync"]
 
-FRESH_STACK_EVERY = 200
+FRESH_STACK_EVERY = 250
 """Async layers per stack: beyond this many, the rest of the onion runs on a new task."""
 
 

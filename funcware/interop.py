@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any
+from typing import Any, Optional
 
+from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict, get_type_hints
 
 from .compose import ComposedMiddleware, compose
+from .compose.bridge import runnable_config
 from .hooks.lc_bridge import (
     from_lc_request,
     from_lc_result,
@@ -53,11 +55,25 @@ def _node_methods(impl: HookImpl) -> dict[str, Any]:
     sync, async_ = impl.sync, impl.async_
     assert sync is not None and async_ is not None
 
-    def run(self: Any, state: Any, runtime: Any) -> Any:
-        return sync(state, runtime)
+    # Both take ``config`` (langgraph injects what the sync one declares into both), made
+    # current on Python 3.10's async path so a composite finds the graph's reducers.
+    def run(
+        self: Any,
+        state: Any,
+        runtime: Any,
+        config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    ) -> Any:
+        with runnable_config(config):
+            return sync(state, runtime)
 
-    async def arun(self: Any, state: Any, runtime: Any) -> Any:
-        return await async_(state, runtime)
+    async def arun(
+        self: Any,
+        state: Any,
+        runtime: Any,
+        config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    ) -> Any:
+        with runnable_config(config):
+            return await async_(state, runtime)
 
     for method in (run, arun):
         setattr(method, "__can_jump_to__", list(impl.can_jump_to))  # noqa: B010
@@ -113,6 +129,29 @@ def _check_always(stack: ComposedMiddleware) -> None:
             )
 
 
+def _check_model_jumps(stack: ComposedMiddleware) -> None:
+    """Refuse a composite whose later ``before_model`` member may jump to ``"model"``.
+
+    In a funcware agent that jump goes back to the agent's first ``before_model`` hook.
+    LangChain runs the composite as one node; when it is the agent's first ``before_model``
+    node, the jump would have to loop back to that node itself, which LangChain's graph
+    has no edge for (``KeyError`` at run time).
+    """
+    impls = [hook_impls(m).get("before_model") for m in stack.members]
+    jumping = [i for i in impls if i is not None][1:]
+    for impl in jumping:
+        if "model" in impl.can_jump_to:
+            raise ValueError(
+                f"to_langchain({stack.name!r}) cannot convert {impl.describe()}: it may jump "
+                "to 'model', which means running the before_model hooks again from the "
+                "first, but in LangChain this composite is a single node, and where it is "
+                "the agent's first before_model node LangChain cannot route a jump back to "
+                "it (KeyError). Convert the members one by one "
+                f"([to_langchain(m) for m in {stack.name!r}.members]), or run the stack with "
+                "funcware.create_agent."
+            )
+
+
 def _warn_stream(stack: ComposedMiddleware) -> None:
     for member in stack.members:
         policy = getattr(member, "stream", "pass")
@@ -138,8 +177,10 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     are still checked, and errors still name the funcware middleware. A LangChain
     middleware is returned as it is; dict-schema tools are refused (LangChain cannot run
     them as middleware tools), and so is an ``after_agent(always=True)`` hook (LangChain
-    skips ``after_agent`` when a run fails). Deadlines and ``on_error`` still apply; a
-    ``stream=`` policy does not (LangChain streams tokens before guards run), with a warning.
+    skips ``after_agent`` when a run fails), and a composite whose ``before_model`` member
+    after the first may jump to ``"model"`` (LangChain cannot loop a node to itself).
+    Deadlines and ``on_error`` still apply; a ``stream=`` policy does not (LangChain
+    streams tokens before guards run), with a warning.
     """
     lc = _langchain_types()
     if isinstance(middleware, lc.AgentMiddleware):
@@ -147,6 +188,7 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     stack = middleware if isinstance(middleware, ComposedMiddleware) else compose(middleware)
     _check_tools(stack)
     _check_always(stack)
+    _check_model_jumps(stack)
     _warn_stream(stack)
     name = middleware.name
     namespace: dict[str, Any] = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Annotated, Any, get_args, get_origin
@@ -199,19 +200,38 @@ def _native_marker(marker: Any) -> OmitFromSchema:
     return OmitFromSchema(input=bool(marker.input), output=bool(marker.output))
 
 
+_HINTS: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _type_hints(schema: type) -> dict[str, Any]:
+    """``get_type_hints(schema, include_extras=True)``, evaluated once per class.
+
+    Evaluating string annotations is most of the cost of building an agent whose
+    middleware declare schemas in modules with ``from __future__ import annotations``.
+    """
+    try:
+        found = _HINTS.get(schema)
+    except TypeError:  # not weak-referenceable: evaluate each time
+        return get_type_hints(schema, include_extras=True)
+    if found is None:
+        found = get_type_hints(schema, include_extras=True)
+        _HINTS[schema] = found
+    return found
+
+
 def native_fields(schema: type) -> dict[str, Any]:
-    """A state schema's fields in funcware's terms.
+    """A state schema's fields in funcware's terms (a new dict the caller may change).
 
     Fields a schema inherits from LangChain's ``AgentState`` are funcware's ``AgentState``
     fields, and LangChain's omit/private markers become funcware's, so schemas from both
     libraries merge without false conflicts and keep private fields private.
     """
-    hints = get_type_hints(schema, include_extras=True)
+    hints = _type_hints(schema)
     lc = langchain_types()
     if lc is None:
-        return hints
-    ours = get_type_hints(AgentState, include_extras=True)
-    theirs = get_type_hints(lc.AgentState, include_extras=True)
+        return dict(hints)
+    ours = _type_hints(AgentState)
+    theirs = _type_hints(lc.AgentState)
     return {
         key: ours[key]
         if key in theirs and annotation == theirs[key]

@@ -9,7 +9,9 @@ a hook that uses none is returned as it is, so it costs nothing per call.
   passes, :class:`HookTimeoutError` is raised. An async hook is cancelled. A sync hook runs
   on a daemon thread of its own: the run stops waiting for it at the deadline, while the
   thread runs on until the function returns (Python cannot stop a thread); its result is
-  then discarded, and the thread does not keep the process from exiting.
+  then discarded, a wrap layer's later calls of its handler raise ``HookTimeoutError``
+  (no model or tool call starts after the deadline), and the thread does not keep the
+  process from exiting.
 - ``on_error="continue"``: an exception from the hook is logged on the ``funcware`` logger
   and the run goes on as if a node hook had returned ``None`` or the wrap layer were absent.
   langgraph's control flow (``GraphBubbleUp``: interrupts, parent commands) and anything
@@ -208,10 +210,15 @@ class _Outcome:
 
 
 def _sync_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) -> Callable[..., Any]:
+    is_wrap = impl.hook.startswith("wrap_")
+
     def call(*args: Any, **kwargs: Any) -> Any:
         outcome = _Outcome()
-        finished = threading.Event()
+        finished, expired = threading.Event(), threading.Event()
         context = contextvars.copy_context()
+        if is_wrap:  # once the run stopped waiting, the layer starts nothing more inward
+            request, handler = args
+            args = (request, _until(handler, expired, impl, seconds))
 
         def target() -> None:
             try:
@@ -224,6 +231,7 @@ def _sync_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) -> 
         name = f"funcware-deadline:{impl.label}"
         threading.Thread(target=target, name=name, daemon=True).start()
         if not finished.wait(seconds):
+            expired.set()
             raise HookTimeoutError(impl.middleware.name, impl.hook, impl.where, seconds)
         if outcome.error is not None:
             error, outcome.error = outcome.error, None
@@ -231,6 +239,19 @@ def _sync_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) -> 
         return outcome.value
 
     return call
+
+
+def _until(
+    handler: Callable[[Any], Any], expired: threading.Event, impl: HookImpl, seconds: float
+) -> Callable[[Any], Any]:
+    """``handler``, refusing to run once the deadline has passed (an abandoned layer)."""
+
+    def guarded(request: Any) -> Any:
+        if expired.is_set():
+            raise HookTimeoutError(impl.middleware.name, impl.hook, impl.where, seconds)
+        return handler(request)
+
+    return guarded
 
 
 def _async_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) -> Callable[..., Any]:

@@ -406,3 +406,62 @@ def test_an_agent_without_it_is_a_plain_compiled_graph() -> None:
 
     agent = create_agent(ScriptedChatModel(responses=["x"]), middleware=[plain])
     assert isinstance(agent, CompiledStateGraph) and not isinstance(agent, AlwaysRunGraph)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"version": "v2"},
+        {"version": "v2", "stream_mode": "values"},
+        {"subgraphs": True},
+        {"subgraphs": True, "stream_mode": "values"},
+        {"subgraphs": True, "stream_mode": ["updates", "values"]},
+    ],
+)
+def test_stream_formats_are_kept_and_failures_seen(driver: Driver, options: Any) -> None:
+    def run(middleware: Any, responses: list[Any]) -> list[Any]:
+        agent = create_agent(ScriptedChatModel(responses=responses), middleware=[middleware])
+        return [_plain(c) for c in driver.stream(agent, hi(), **options)]
+
+    @after_agent(name="cleanup", state_schema=ClosedState)
+    def plain_cleanup(state: Any) -> dict[str, Any]:
+        return {"closed": True}
+
+    cleanup = Recorder()
+    assert run(cleanup.middleware, ["done"]) == run(plain_cleanup, ["done"])
+    cleanup.seen.clear()
+    down = RuntimeError("model down")
+    with pytest.raises(RuntimeError):
+        run(cleanup.middleware, [down])
+    assert cleanup.seen == [(1, down)]
+
+
+def test_an_agent_inside_a_parent_graph_cleans_up_when_it_fails(driver: Driver) -> None:
+    from langgraph.graph import START, StateGraph
+
+    down = RuntimeError("model down")
+    cleanup = Recorder()
+    inner = create_agent(ScriptedChatModel(responses=[down]), middleware=[cleanup.middleware])
+    parent: StateGraph[Any, Any, Any, Any] = StateGraph(AgentState)
+    parent.add_node("agent", inner)
+    parent.add_edge(START, "agent")
+    graph = parent.compile()
+    with pytest.raises(RuntimeError) as caught:
+        driver.invoke(graph, hi())
+    assert caught.value is down and cleanup.seen == [(1, down)]
+
+
+def test_astream_events_and_batch_are_guarded_too() -> None:
+    down = RuntimeError("model down")
+    cleanup = Recorder()
+    agent = create_agent(ScriptedChatModel(responses=[down, down]), middleware=[cleanup.middleware])
+
+    async def events() -> None:
+        async for _ in agent.astream_events(hi(), version="v2"):
+            pass
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(events())
+    with pytest.raises(RuntimeError):
+        agent.batch([hi()])
+    assert cleanup.seen == [(1, down), (1, down)]

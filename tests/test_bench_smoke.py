@@ -48,3 +48,22 @@ def test_langchain_side_is_skipped_with_a_notice_when_not_importable(tmp_path: P
     assert data["meta"]["skipped"] == ["langchain"]
     _funcware_result(data)
     assert "langchain" not in data["scenarios"]["no_middleware"]["results"]
+
+
+def test_quick_mode_runs_each_kind_of_new_dimension_for_funcware(tmp_path: Path) -> None:
+    names = "conv10_ckpt,tools10,loop1,build_mw1,opt_decorated,opt_defaults,concurrent10"
+    out = tmp_path / "bench.json"
+    command = [sys.executable, str(RUN), "--quick", "--impls", "funcware"]
+    command += ["--scenarios", names, "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    for name in names.split(","):
+        result = data["scenarios"][name]["results"]["funcware"]
+        assert result["status"] == "ok", (name, result)
+        assert result["median_ns"] > 0
+    concurrent = data["scenarios"]["concurrent10"]["results"]["funcware"]
+    assert concurrent["calls_per_s"] > 0 and concurrent["peak_threads"] >= 1
+    targets = {t["target"]: t for t in data["targets"]}
+    assert "opt_defaults: funcware median / opt_decorated" in targets
+    assert "| options |" in done.stdout and "| concurrency |" in done.stdout

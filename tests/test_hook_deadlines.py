@@ -147,7 +147,9 @@ def test_a_timeout_error_of_the_hooks_own_is_not_relabelled(driver: Driver) -> N
 
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_a_model_wrap_deadline_covers_the_model_call(driver: Driver, flavour: str) -> None:
+def test_a_model_wrap_deadline_covers_the_model_call(
+    driver: Driver, flavour: str, release: threading.Event
+) -> None:
     """An outer fallback layer catches the inner layer's deadline and answers instead."""
 
     @wrap_model_call
@@ -166,7 +168,7 @@ def test_a_model_wrap_deadline_covers_the_model_call(driver: Driver, flavour: st
         @wrap_model_call(name="slow")
         def slow(request: ModelRequest[Any], handler: Any) -> Any:
             if request.model.responses == ["never"]:  # type: ignore[attr-defined]
-                time.sleep(SLEEP)
+                release.wait(SLEEP)
             return handler(request)
 
     else:
@@ -306,3 +308,26 @@ def test_without_a_deadline_the_users_function_is_called_directly() -> None:
 
     assert hook_impls(wrap_model_call(plain))["wrap_model_call"].sync is plain
     assert hook_impls(wrap_model_call(timeout=1)(timed))["wrap_model_call"].sync is not timed
+
+
+def test_an_abandoned_sync_layer_starts_no_model_call_after_its_deadline(
+    driver: Driver, release: threading.Event
+) -> None:
+    """The layer's thread runs on past the deadline, but its handler then refuses to run."""
+    late: list[BaseException] = []
+
+    @wrap_model_call(timeout=LIMIT)
+    def stalls(request: ModelRequest[Any], handler: Any) -> Any:
+        release.wait(LIMIT * 3)
+        try:
+            return handler(request)
+        except HookTimeoutError as exc:
+            late.append(exc)
+            raise
+
+    model = ScriptedChatModel(responses=["never"])
+    agent = create_agent(model, middleware=[stalls])
+    with pytest.raises(HookTimeoutError):
+        driver.invoke(agent, hi())
+    time.sleep(LIMIT * 3)
+    assert model.calls == [] and len(late) == 1

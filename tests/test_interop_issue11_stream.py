@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from typing import Annotated, Any
 
@@ -189,3 +190,62 @@ def test_streams_match_langchains(case: str) -> None:
     ours = _observe(funcware, create_agent, case)
     theirs = _observe(lc_middleware, lc_agents.create_agent, case)
     assert ours == theirs
+
+
+# -- compose() as one LangChain node ------------------------------------------------------
+
+
+def _tags(left: list[str] | None, right: list[str]) -> list[str]:
+    return [*(left or []), *right]
+
+
+def test_a_composite_in_langchain_folds_with_the_agents_reducers() -> None:
+    class Tagged(lc_middleware.AgentState):  # type: ignore[misc, name-defined]
+        tags: NotRequired[Annotated[list[str], _tags]]
+
+    seen: list[list[str]] = []
+
+    @funcware.before_model
+    def tag_a(state: Any) -> dict[str, Any]:
+        return {"tags": ["a"]}
+
+    @funcware.before_model
+    def tag_b(state: Any) -> dict[str, Any]:
+        seen.append(list(state.get("tags", [])))
+        return {"tags": ["b"]}
+
+    def run(middleware: list[Any], is_async: bool) -> Any:
+        seen.clear()
+        agent = lc_agents.create_agent(
+            ScriptedChatModel(responses=["ok"]), middleware=middleware, state_schema=Tagged
+        )
+        inputs = {**hi(), "tags": ["t"]}
+        result = asyncio.run(agent.ainvoke(inputs)) if is_async else agent.invoke(inputs)
+        return result["tags"], list(seen)
+
+    for is_async in (False, True):
+        composite = run([to_langchain(funcware.compose(tag_a, tag_b))], is_async)
+        separate = run([to_langchain(tag_a), to_langchain(tag_b)], is_async)
+        assert composite == separate == (["t", "a", "b"], [["t", "a"]])
+
+
+def test_a_composite_whose_later_member_jumps_to_model_is_refused_at_conversion() -> None:
+    @funcware.before_model
+    def note(state: Any) -> None:
+        return None
+
+    @funcware.before_model(can_jump_to=["model"])
+    def again(state: Any) -> dict[str, Any] | None:
+        if len(state["messages"]) == 1:
+            return {"messages": [HumanMessage("again")], "jump_to": "model"}
+        return None
+
+    with pytest.raises(ValueError, match=r"cannot convert middleware 'again', hook before_model"):
+        to_langchain(funcware.compose(note, again))
+    # the advice works: one by one, the jump goes back to the first before_model node
+    agent = lc_agents.create_agent(
+        ScriptedChatModel(responses=["ok"]), middleware=[to_langchain(note), to_langchain(again)]
+    )
+    assert [m.text for m in agent.invoke(hi())["messages"]] == ["hi", "again", "ok"]
+    ours = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[note, again])
+    assert [m.text for m in ours.invoke(hi())["messages"]] == ["hi", "again", "ok"]
