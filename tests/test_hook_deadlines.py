@@ -331,3 +331,35 @@ def test_an_abandoned_sync_layer_starts_no_model_call_after_its_deadline(
         driver.invoke(agent, hi())
     time.sleep(LIMIT * 3)
     assert model.calls == [] and len(late) == 1
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_a_hook_with_a_deadline_can_interrupt_and_resume(driver: Driver, flavour: str) -> None:
+    """The hook's thread (sync) or task (async) carries the run's config: interrupt() works."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command, interrupt
+
+    def decide(state: Any) -> dict[str, Any] | None:
+        if len(state["messages"]) > 1:
+            return None
+        return {"messages": [("user", "approved: " + interrupt("ok?"))]}
+
+    if flavour == "sync":
+
+        @before_model(timeout=5)
+        def ask(state: Any) -> dict[str, Any] | None:
+            return decide(state)
+
+    else:
+
+        @before_model(timeout=5)
+        async def ask(state: Any) -> dict[str, Any] | None:
+            return decide(state)
+
+    config = {"configurable": {"thread_id": "t"}}
+    agent = create_agent(
+        ScriptedChatModel(responses=["done"]), middleware=[ask], checkpointer=InMemorySaver()
+    )
+    assert driver.invoke(agent, hi(), config)["__interrupt__"][0].value == "ok?"
+    resumed = driver.invoke(agent, Command(resume="yes"), config)
+    assert [m.text for m in resumed["messages"]] == ["hi", "approved: yes", "done"]

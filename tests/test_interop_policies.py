@@ -187,3 +187,18 @@ def test_to_langchain_keeps_deadlines_and_policies_and_refuses_always() -> None:
 
     with pytest.raises(TypeError, match=r"always=True.*LangChain.s create_agent"):
         to_langchain(cleanup)
+
+
+def test_a_langchain_class_may_declare_funcware_s_policy(
+    driver: Driver, caplog: pytest.LogCaptureFixture
+) -> None:
+    class LcMetrics(lm.AgentMiddleware):  # type: ignore[misc]
+        on_error = "continue"
+
+        def after_model(self, state: Any, runtime: Any) -> None:
+            raise ConnectionError("metrics down")
+
+    agent = create_agent(ScriptedChatModel(responses=["done"]), middleware=[LcMetrics()])
+    with caplog.at_level("WARNING", logger="funcware"):
+        assert driver.invoke(agent, hi())["messages"][-1].text == "done"
+    assert any("middleware 'LcMetrics', hook after_model" in r.getMessage() for r in caplog.records)
