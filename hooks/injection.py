@@ -49,7 +49,12 @@ class Injection:
                 value = getattr(runtime, attribute, _MISSING)
             if value is _MISSING:
                 if default is inspect.Parameter.empty:
-                    raise ValueError(f"Missing required config key {attribute!r} for a hook.")
+                    raise ValueError(  # langgraph's words first, as for its own nodes
+                        f"Missing required config key {attribute!r} for a hook: it declares "
+                        f"a {name!r} parameter, but this run has none (e.g. no store given "
+                        f"to create_agent). Give the parameter a default (`{name}: ... | "
+                        "None = None`) or provide it."
+                    )
                 value = default
             found[name] = value
         return found

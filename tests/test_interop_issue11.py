@@ -189,13 +189,19 @@ STACKS = [
 ]
 
 
-@pytest.mark.parametrize("with_tools", [True, False], ids=["tools", "no-tools"])
-@pytest.mark.parametrize("spec", STACKS, ids=lambda s: "+".join(h for h, _ in s) or "empty")
+GRAPH_CASES = [
+    pytest.param(spec, with_tools, id=f"{'+'.join(h for h, _ in spec) or 'empty'}-{with_tools}")
+    for spec in STACKS
+    for with_tools in (True, False)
+    # a jump to tools needs tools (both libraries refuse it otherwise)
+    if with_tools or not any("tools" in (jumps or []) for _, jumps in spec)
+]
+
+
+@pytest.mark.parametrize(("spec", "with_tools"), GRAPH_CASES)
 def test_the_graph_has_langchains_nodes_and_edges(
     spec: list[tuple[str, list[str] | None]], with_tools: bool
 ) -> None:
-    if not with_tools and any("tools" in (jumps or []) for _, jumps in spec):
-        pytest.skip("a jump to tools needs tools")
     tools = [agent_tool] if with_tools else []
     theirs = lc_agents.create_agent(
         ScriptedChatModel(responses=[]), tools, middleware=_stack(lc_middleware, spec)
@@ -323,3 +329,19 @@ def test_assigning_a_request_field_warns_with_langchains_words() -> None:
                 setattr(request, field, value)
             words.append(str(record[0].message))
         assert words[1].startswith(_first_sentence(words[0])), words
+
+
+def test_a_funcware_hook_taking_config_gets_it_inside_langchains_agent() -> None:
+    from funcware.interop import to_langchain
+
+    seen: list[str] = []
+
+    @funcware.before_agent
+    def reads_config(state: Any, config: RunnableConfig) -> None:
+        seen.append(config["configurable"]["who"])
+
+    agent = lc_agents.create_agent(
+        ScriptedChatModel(responses=["ok"]), middleware=[to_langchain(reads_config)]
+    )
+    agent.invoke({"messages": [HumanMessage("hi")]}, {"configurable": {"who": "grace"}})
+    assert seen == ["grace"]
