@@ -20,23 +20,22 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
-from funcware.hooks.types import ModelRequest
-
-from .strategies import (
+from funcware.hooks.lc_bridge import is_langchain_format, native_format
+from funcware.hooks.strategies import (
     AutoStrategy,
     OutputToolBinding,
     ProviderStrategy,
     ProviderStrategyBinding,
-    SchemaSpec,
     ToolStrategy,
     schema_label,
 )
-from .structured_errors import (
+from funcware.hooks.structured_errors import (
     MultipleStructuredOutputsError,
     StructuredOutputError,
     StructuredOutputValidationError,
     with_langchain_class,
 )
+from funcware.hooks.types import ModelRequest
 
 __all__ = [
     "ERROR_TEMPLATE",
@@ -51,40 +50,19 @@ ERROR_TEMPLATE = "Error: {error}\n Please fix your mistakes."
 
 Strategy = ToolStrategy[Any] | ProviderStrategy[Any] | AutoStrategy[Any]
 
-_STRATEGY_NAMES = frozenset({"ToolStrategy", "ProviderStrategy", "AutoStrategy"})
-
-
-def _is_langchain_strategy(value: object) -> bool:
-    kind = type(value)
-    return kind.__name__ in _STRATEGY_NAMES and kind.__module__.startswith("langchain.")
-
 
 def as_strategy(value: object) -> Strategy | None:
     """A response format as one of funcware's strategies (a plain schema -> ``AutoStrategy``).
 
-    LangChain's ``ToolStrategy``/``ProviderStrategy``/``AutoStrategy`` are converted field by
-    field (tool names kept); an unsupported schema is refused when a strategy is built.
+    LangChain's ``ToolStrategy``/``ProviderStrategy``/``AutoStrategy`` become funcware's
+    (same fields, tool names kept); an unsupported schema is refused when a strategy is built.
     """
     if value is None or isinstance(value, (ToolStrategy, ProviderStrategy, AutoStrategy)):
         return value
-    if not _is_langchain_strategy(value):
-        return AutoStrategy(value)  # type: ignore[arg-type]
-    theirs: Any = value
-    name = type(value).__name__
-    if name == "AutoStrategy":
-        return AutoStrategy(theirs.schema)
-    if name == "ProviderStrategy":
-        return ProviderStrategy(theirs.schema, strict=theirs.schema_spec.strict)
-    ours: ToolStrategy[Any] = ToolStrategy(
-        theirs.schema,
-        tool_message_content=theirs.tool_message_content,
-        handle_errors=theirs.handle_errors,
-    )
-    ours.schema_specs = [
-        SchemaSpec(s.schema, name=s.name, description=s.description, strict=s.strict)
-        for s in theirs.schema_specs
-    ]
-    return ours
+    if is_langchain_format(value):
+        native: Strategy = native_format(value)
+        return native
+    return AutoStrategy(value)  # type: ignore[arg-type]
 
 
 def describe_format(value: object) -> str:
@@ -194,10 +172,10 @@ class StructuredOutput:
 
     def __init__(self, response_format: object = None) -> None:
         initial = as_strategy(response_format)
-        keep_theirs = _is_langchain_strategy(response_format)
-        self.initial: object = response_format if keep_theirs else initial
-        """What ``ModelRequest.response_format`` starts as: ``None``, the user's strategy,
-        or an ``AutoStrategy`` around a plain schema."""
+        self.initial: object = initial
+        """What ``ModelRequest.response_format`` starts as: ``None``, a funcware strategy
+        (LangChain's converted; LangChain middleware get the user's object back), or an
+        ``AutoStrategy`` around a plain schema."""
         setup = initial if isinstance(initial, ToolStrategy) else None
         if isinstance(initial, AutoStrategy):
             setup = ToolStrategy(initial.schema)

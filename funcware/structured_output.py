@@ -13,7 +13,7 @@ The same names as LangChain 1.5's ``langchain.agents.structured_output``:
 - ``OutputToolBinding``, ``ProviderStrategyBinding``: how each schema is bound and parsed.
 """
 
-from .compose.strategies import (
+from .hooks.strategies import (
     AutoStrategy,
     OutputToolBinding,
     ProviderStrategy,
@@ -23,7 +23,7 @@ from .compose.strategies import (
     SchemaSpec,
     ToolStrategy,
 )
-from .compose.structured_errors import (
+from .hooks.structured_errors import (
     MultipleStructuredOutputsError,
     StructuredOutputError,
     StructuredOutputValidationError,

@@ -17,16 +17,19 @@ from typing import Annotated, Any, get_args, get_origin
 
 from typing_extensions import NotRequired, Required, get_type_hints
 
+from .strategies import AutoStrategy, ProviderStrategy, SchemaSpec, ToolStrategy
 from .types import AgentState, ExtendedModelResponse, ModelRequest, ModelResponse, OmitFromSchema
 
 __all__ = [
     "adapt_model_wrap",
     "from_lc_request",
     "from_lc_result",
+    "is_langchain_format",
     "is_langchain_middleware",
     "langchain_types",
     "lc_format",
     "native_fields",
+    "native_format",
     "swap_omit_markers",
     "to_lc_request",
     "to_lc_response",
@@ -80,10 +83,41 @@ def lc_format(value: Any) -> Any:
     return twin
 
 
-def _native_format(value: Any) -> Any:
-    """The funcware strategy a LangChain copy was made from (else ``value`` itself)."""
-    twin = getattr(value, _TWIN, None) if type(value).__name__ in _FORMAT_CLASSES else None
-    return twin if twin is not None and type(twin).__module__.startswith("funcware.") else value
+def is_langchain_format(value: object) -> bool:
+    """Whether ``value`` is one of LangChain's response-format strategies (by shape)."""
+    kind = type(value)
+    return kind.__name__ in _FORMAT_CLASSES and kind.__module__.startswith("langchain.")
+
+
+def native_format(value: Any) -> Any:
+    """A LangChain response-format strategy as funcware's (same fields), made once.
+
+    The copy and the original point at each other, so a strategy that crosses to LangChain
+    and back is the same object. Anything else is returned as is.
+    """
+    if not is_langchain_format(value):
+        return value
+    twin = getattr(value, _TWIN, None)
+    if twin is not None:
+        return twin
+    name = type(value).__name__
+    if name == "ToolStrategy":
+        twin = ToolStrategy(
+            value.schema,
+            tool_message_content=value.tool_message_content,
+            handle_errors=value.handle_errors,
+        )
+        twin.schema_specs = [
+            SchemaSpec(s.schema, name=s.name, description=s.description, strict=s.strict)
+            for s in value.schema_specs
+        ]
+    elif name == "ProviderStrategy":
+        twin = ProviderStrategy(value.schema, strict=value.schema_spec.strict)
+    else:
+        twin = AutoStrategy(value.schema)
+    setattr(value, _TWIN, twin)
+    setattr(twin, _TWIN, value)
+    return twin
 
 
 def _request_fields(request: Any) -> dict[str, Any]:
@@ -114,7 +148,7 @@ def from_lc_request(request: Any) -> ModelRequest[Any]:
     if isinstance(request, ModelRequest):
         return request
     fields = _request_fields(request)
-    fields["response_format"] = _native_format(fields["response_format"])
+    fields["response_format"] = native_format(fields["response_format"])
     return ModelRequest(**fields)
 
 

@@ -148,7 +148,7 @@ def test_errors_are_caught_as_langchains_classes(build: Build) -> None:
 
 def test_funcware_errors_are_langchains_too() -> None:
     error = funcware.StructuredOutputValidationError("Invoice", ValueError("x"), AIMessage(""))
-    from funcware.compose.structured_errors import with_langchain_class
+    from funcware.hooks.structured_errors import with_langchain_class
 
     twin = with_langchain_class(error)
     assert isinstance(twin, funcware.StructuredOutputValidationError)
@@ -281,3 +281,103 @@ def test_to_langchain_format_converts_funcware_strategies_once() -> None:
     assert isinstance(native, lc_so.ProviderStrategy) and native.schema_spec.strict is True
     assert to_langchain_format(Invoice) is Invoice
     assert to_langchain_format(None) is None
+
+
+def test_each_kind_of_middleware_sees_its_own_librarys_strategy() -> None:
+    users = lc_so.ToolStrategy(Invoice | Receipt)
+    seen: list[Any] = []
+
+    @funcware.wrap_model_call
+    def ours(request: funcware.ModelRequest[Any], handler: Any) -> Any:
+        seen.append(request.response_format)
+        return handler(request)
+
+    theirs = ReceiptsOnly()
+    model = ScriptedChatModel(responses=[Receipt(number="R-3")])
+    agent = funcware.create_agent(model, response_format=users, middleware=[ours, theirs])
+    assert agent.invoke(hi())["structured_response"] == Receipt(number="R-3")
+    assert isinstance(seen[0], funcware.ToolStrategy)
+    assert [spec.name for spec in seen[0].schema_specs] == ["Invoice", "Receipt"]
+    assert theirs.seen == [users]  # the user's own object, not a copy
+
+
+def test_a_funcware_wrap_in_langchains_agent_sees_funcwares_strategy() -> None:
+    seen: list[Any] = []
+
+    @funcware.wrap_model_call
+    def narrow(request: funcware.ModelRequest[Any], handler: Any) -> Any:
+        seen.append(request.response_format)
+        if isinstance(request.response_format, funcware.ToolStrategy):
+            request = request.override(response_format=funcware.ToolStrategy(Invoice))
+        return handler(request)
+
+    model = ScriptedChatModel(responses=[Invoice(total=4)])
+    agent = lc_agents.create_agent(
+        model,
+        response_format=lc_so.ToolStrategy(Invoice | Receipt),
+        middleware=[to_langchain(narrow)],
+    )
+    assert agent.invoke(hi())["structured_response"] == Invoice(total=4)
+    assert isinstance(seen[0], funcware.ToolStrategy)
+    assert model.calls[0].tool_names == ["Invoice"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gpt-4o",
+        "openai:gpt-4o-mini",
+        "gpt-4",
+        "gpt-4.1-nano",
+        "gpt-5",
+        "gpt-5.2",
+        "gpt-5.2-2025-12-11",
+        "gpt-5.2-mini",
+        "gpt-5.2-codex",
+        "gpt-5.4-nano",
+        "gpt-5.4-pro",
+        "gpt-6-sol",
+        "azure/gpt-5.5",
+        "claude-sonnet-4-5-20250929",
+        "anthropic:claude-opus-4-8",
+        "claude-opus-4-1",
+        "claude-haiku-4-5-20251001-v1:0",
+        "claude-3-5-sonnet",
+        "grok-4",
+        "grok-4.1-fast",
+        "grok-3",
+        "grok-build",
+        "gemini-2.5-pro",
+        "llama-3.1-70b",
+        "",
+    ],
+)
+def test_the_native_choice_by_model_name_matches_langchain(name: str) -> None:
+    from funcware.compose.structured import supports_provider_strategy
+
+    factory = require_langchain("langchain.agents.factory")
+    assert supports_provider_strategy(name) == factory._supports_provider_strategy(name)
+
+    class Named(ScriptedChatModel):
+        model_name: str = name
+
+    model = Named(responses=[])
+    assert supports_provider_strategy(model) == factory._supports_provider_strategy(model)
+
+
+@pytest.mark.parametrize(
+    ("name", "tools"),
+    [("gemini-2.5-pro", []), ("gemini-2.5-pro", ["t"]), ("gemini-3-pro", ["t"]), ("x", ["t"])],
+)
+def test_the_native_choice_by_profile_matches_langchain(name: str, tools: list[Any]) -> None:
+    from funcware.compose.structured import supports_provider_strategy
+
+    factory = require_langchain("langchain.agents.factory")
+
+    class Profiled(ScriptedChatModel):
+        model_name: str = name
+
+    model = Profiled(responses=[], profile={"structured_output": True})
+    ours = supports_provider_strategy(model, tools)
+    assert ours == factory._supports_provider_strategy(model, tools=tools)
+    assert ours is not (name == "gemini-2.5-pro" and bool(tools))

@@ -7,7 +7,7 @@ import re
 from typing import Any, Union
 
 import pytest
-from conftest import Driver
+from conftest import Driver, StreamingScriptedModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.types import Command, interrupt
@@ -668,3 +668,39 @@ def test_the_triage_recipe_offers_escalation_only_to_callers_allowed_it() -> Non
     assert model.calls[0].tool_names == ["Triage", "Escalation"]
     _, demo_state = recipe.demo()
     assert demo_state["structured_response"].priority == 1
+
+
+def test_messages_streaming_carries_the_structured_call(driver: Driver) -> None:
+    model = StreamingScriptedModel(responses=[Refund(approved=True)])
+    agent = create_agent(model, response_format=Refund)
+    chunks = driver.stream(agent, hi(), stream_mode=["messages", "values"])
+    streamed = [item for mode, item in chunks if mode == "messages"]
+    calls = [m for m, _ in streamed if getattr(m, "tool_call_chunks", None)]
+    assert calls[0].tool_call_chunks[0]["name"] == "Refund"
+    answered = [m for m, _ in streamed if isinstance(m, ToolMessage)]
+    assert answered[0].content == "Returning structured response: approved=True"
+    final = [item for mode, item in chunks if mode == "values"][-1]
+    assert final["structured_response"] == Refund(approved=True)
+
+
+def test_provider_strategy_asks_openai_compatible_models_for_strict_tools(
+    driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+    import types
+
+    class FakeOpenAI(ScriptedChatModel):
+        use_responses_api: bool = False
+
+    fake = types.ModuleType("langchain_openai.chat_models.base")
+    fake.BaseChatOpenAI = FakeOpenAI  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "langchain_openai.chat_models.base", fake)
+    chat = FakeOpenAI(responses=['{"approved": true}'])
+    run(driver, create_agent(chat, response_format=ProviderStrategy(Refund)))
+    assert chat.calls[0].settings["strict"] is True
+    responses_api = FakeOpenAI(responses=['{"approved": true}'], use_responses_api=True)
+    run(driver, create_agent(responses_api, response_format=ProviderStrategy(Refund)))
+    assert "strict" not in responses_api.calls[0].settings
+    plain = ScriptedChatModel(responses=['{"approved": true}'])
+    run(driver, create_agent(plain, response_format=ProviderStrategy(Refund)))
+    assert "strict" not in plain.calls[0].settings
