@@ -6,15 +6,21 @@ from .chain import ComposedMiddleware, compose
 from .explain import Explanation, explain
 from .keys import UnknownStateKeyError
 from .nodes import InvalidJumpError
+from .observe import UndeclaredEffectError
+from .ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
 from .plan import BrokenStackError, DuplicateMiddlewareError
 
 __all__ = [
     "AlwaysRunGraph",
     "BrokenStackError",
     "ComposedMiddleware",
+    "Conflict",
     "DuplicateMiddlewareError",
     "Explanation",
     "InvalidJumpError",
+    "MiddlewareOrderError",
+    "MiddlewareOrderWarning",
+    "UndeclaredEffectError",
     "UnknownStateKeyError",
     "compose",
     "create_agent",

@@ -33,6 +33,7 @@ from .explain import attach_plan
 from .model_node import ModelNode, ToolWrapper
 from .nodes import run_node, run_node_async
 from .options import resolve_model
+from .ordering import EffectsMode, Order, check_choice
 from .plan import AgentPlan
 from .routing import (
     Places,
@@ -112,6 +113,8 @@ def create_agent(
     name: str | None = None,
     cache: Any = None,
     transformers: Sequence[TransformerFactory] | None = None,
+    order: Order = "check",
+    effects: EffectsMode = "warn",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -128,15 +131,25 @@ def create_agent(
     schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,
     ``ProviderStrategy`` or ``AutoStrategy``; the parsed answer is the result's
     ``structured_response``.
+
+    ``order="check"`` (default) refuses a list that breaks a declared ordering constraint
+    (``MiddlewareOrderError``, with an order that satisfies them); ``order="auto"`` sorts
+    it. ``effects="warn"`` (default) warns of effects two declared middleware touch with
+    no constraint ordering them; ``effects="strict"`` makes that an error and watches,
+    at run time, that every declared layer does only what it declared.
     """
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
     check_schema(context_schema, "context_schema")
     structured = StructuredOutput(response_format) if response_format is not None else None
+    check_choice(order, "order", ("check", "auto"), "create_agent()")
+    check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),
         None if tools is None else check_list(tools, "create_agent", "tools", "tools"),
         state_schema,
+        order=order,
+        effects=effects,
     )
     plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks

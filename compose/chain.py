@@ -33,6 +33,7 @@ from funcware.hooks.types import (
 from .arguments import member_problem
 from .nodes import run_node, run_node_async
 from .onion import build_async, build_sync
+from .ordering import Order, arrange, check_choice, enforce, united_declaration
 from .reducers import Reducer, current_reducers, fold, schema_reducers
 from .results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
 from .schema import merge_schemas
@@ -74,7 +75,9 @@ def _base_response(value: object, where: str) -> ModelResponse[Any]:
 class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     """Several middleware acting as one. Build it with :func:`compose`."""
 
-    def __init__(self, members: Sequence[object], name: str | None = None) -> None:
+    def __init__(
+        self, members: Sequence[object], name: str | None = None, order: Order = "check"
+    ) -> None:
         if len(members) == 1 and isinstance(members[0], (list, tuple)):
             raise TypeError(
                 f"compose() takes middleware as separate arguments, but got one "
@@ -82,7 +85,16 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             )
         if name is not None and (not isinstance(name, str) or not name):
             raise TypeError(f"compose(name={name!r}) must be a non-empty str.")
-        self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(flatten(members))
+        check_choice(order, "order", ("check", "auto"), "compose()")
+        self.ordering = arrange(flatten(members), order, whole=False)
+        enforce(self.ordering, "warn", "compose()")
+        self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(self.ordering.order)
+        united = united_declaration(self.members)
+        self.__funcware_declaration__ = united
+        if united is not None:
+            self.reads, self.writes = sorted(united.reads), sorted(united.writes)
+            self.outside, self.inside = list(united.outside), list(united.inside)
+            self.requires, self.position = list(united.requires), united.position
         self.name = name or "+".join(m.name for m in self.members) or "compose()"
         self.state_schema = merge_schemas(
             [(f"middleware {m.name!r}", m.state_schema) for m in self.members],
@@ -279,11 +291,15 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
 
 
 def compose(
-    *middleware: AgentMiddleware[Any, Any, Any], name: str | None = None
+    *middleware: AgentMiddleware[Any, Any, Any], name: str | None = None, order: Order = "check"
 ) -> ComposedMiddleware:
     """Many middleware as one; the first is the outermost layer.
 
     The result is itself a middleware: use it in ``create_agent``, nest it in another
     ``compose``, or call its hooks directly with a stub handler to unit-test an onion.
+    The members' declared constraints are checked (``MiddlewareOrderError``), or with
+    ``order="auto"`` the members are sorted to satisfy them; effects that two members
+    touch with no constraint ordering them get a ``MiddlewareOrderWarning`` each. The
+    composite declares the union of its members' declarations.
     """
-    return ComposedMiddleware(middleware, name=name)
+    return ComposedMiddleware(middleware, name=name, order=order)

@@ -4,7 +4,9 @@ It shows what ``agent.get_graph()`` cannot: the order node hooks run in, the oni
 model and tool wraps (outermost first), declared jumps, contributed tools and the state
 fields each middleware adds (private ones marked), and each hook's options: its deadline
 (``timeout 2s``), a failure policy other than raising (``on_error=continue``) and always-run
-cleanup (``always``).
+cleanup (``always``); and, when any middleware declares effects or constraints, each one's
+declaration, why each sits where it does, what ``order="auto"`` moved, and the conflicts
+(also in :attr:`Explanation.conflicts`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 
 from .arguments import member_problem
+from .ordering import Conflict
 from .plan import AgentPlan
 from .schema import field_metadata, strip_required
 from .structured import describe_format
@@ -74,6 +77,30 @@ class Explanation:
 
     plan: AgentPlan
 
+    @property
+    def conflicts(self) -> list[Conflict]:
+        """Effects two declared middleware touch with no constraint ordering them."""
+        return list(self.plan.ordering.conflicts) if self.plan.ordering is not None else []
+
+    def _order_lines(self) -> list[str]:
+        report = self.plan.ordering
+        if report is None or all(d is None for d in report.declarations):
+            return []
+        out = []
+        pairs = zip(report.order, report.declarations, strict=True)
+        for place, (m, decl) in enumerate(pairs, start=1):
+            if decl is None:
+                out.append(f"  {'effects':<13} {m.name}: undeclared (not checked)")
+                continue
+            parts = decl.describe() or ["nothing"]
+            out.append(f"  {'effects':<13} {m.name}: {' '.join(parts)}")
+            reasons = report.reasons.get(m.name)
+            why = "; ".join(reasons) if reasons else "no constraint: as given"
+            out.append(f"  {'placed':<13} {m.name} at {place}: {why}")
+        out.extend(f"  {'moved':<13} {line}" for line in report.moved)
+        out.extend(f"  CONFLICT: {c.message}" for c in report.conflicts)
+        return out
+
     def _hook_line(self, title: str, impls: Sequence[HookImpl]) -> str:
         if not impls:
             return f"  {title:<13} -"
@@ -114,6 +141,7 @@ class Explanation:
         out.append(f"  {'state':<13} " + ("; ".join(fields) or "-"))
         if plan.response_format is not None:
             out.append(f"  {'response':<13} {describe_format(plan.response_format)}")
+        out.extend(self._order_lines())
         out.extend(f"  PROBLEM: {problem}" for problem in plan.problems)
         return out
 

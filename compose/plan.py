@@ -27,7 +27,9 @@ from funcware.hooks.middleware import (
 from funcware.hooks.types import AgentState
 
 from .arguments import tool_problem
-from .chain import flatten
+from .chain import ComposedMiddleware, flatten
+from .observe import observed
+from .ordering import EffectsMode, Order, OrderReport, arrange, enforce
 from .schema import merge_schemas, reducer_keys
 
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
@@ -99,6 +101,8 @@ class AgentPlan:
     problems: list[str] = field(default_factory=list)
     response_format: object = None
     """The agent's ``ModelRequest.response_format`` at the start of each call (explain)."""
+    ordering: OrderReport | None = None
+    """The order check: declarations, constraints, conflicts, what ``order="auto"`` moved."""
 
     @cached_property
     def state_keys(self) -> frozenset[str]:
@@ -124,17 +128,32 @@ class AgentPlan:
         *,
         strict: bool = True,
         place: str = "create_agent(middleware=[...])'s middleware[{}]",
+        order: Order = "check",
+        effects: EffectsMode = "warn",
     ) -> AgentPlan:
         """Work out and check the plan.
 
         With ``strict`` (``create_agent``), any problem raises one :class:`BrokenStackError`
         listing them all; otherwise they are left in :attr:`problems` (``explain``).
-        ``place`` names a bad list item in errors (``{}`` is its index).
+        ``place`` names a bad list item in errors (``{}`` is its index). The order is
+        checked (or sorted, ``order="auto"``) first: see ``ordering.arrange``;
+        ``effects="strict"`` watches every declared layer (see ``observe``).
         """
-        members = flatten(middleware, place)
-        problems = _name_clashes(members)
+        given = flatten(middleware, place)
+        problems = _name_clashes(given)
         duplicates = bool(problems)
+        ordering = arrange(given, order)
+        if strict and not duplicates:
+            enforce(ordering, effects, "create_agent", skip=_checked_by_compose(middleware))
+        members = ordering.order
+        if not strict:
+            problems.extend(ordering.problems)
         impls = [hook_impls(m) for m in members]
+        if effects == "strict":
+            impls = [
+                {hook: observed(impl, decl) for hook, impl in found.items()}
+                for found, decl in zip(impls, ordering.declarations, strict=True)
+            ]
         hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
         # Middleware tools first, then the agent's: the order LangChain binds them in.
         owned_tools = [
@@ -156,6 +175,7 @@ class AgentPlan:
             reducer_keys=reducer_keys(schema),
             tool_owners=[(owner, _tool_name(t)) for owner, t in owned_tools],
             problems=problems,
+            ordering=ordering,
         )
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
@@ -177,6 +197,16 @@ class AgentPlan:
             for impl in self.hooks[hook]
             if "tools" in impl.can_jump_to
         ]
+
+
+def _checked_by_compose(middleware: Sequence[object]) -> frozenset[tuple[str, str]]:
+    """The conflicts that a ``compose()`` in the list already warned about."""
+    return frozenset(
+        (c.outer, c.inner)
+        for m in middleware
+        if isinstance(m, ComposedMiddleware)
+        for c in m.ordering.conflicts
+    )
 
 
 def _source(m: object) -> str:

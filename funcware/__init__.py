@@ -9,7 +9,17 @@ from importlib.metadata import PackageNotFoundError, version
 
 from langgraph.runtime import Runtime
 
-from .compose import ComposedMiddleware, Explanation, compose, create_agent, explain, run_error
+from .compose import (
+    ComposedMiddleware,
+    Explanation,
+    MiddlewareOrderError,
+    MiddlewareOrderWarning,
+    UndeclaredEffectError,
+    compose,
+    create_agent,
+    explain,
+    run_error,
+)
 from .compose.bridge import BridgeSettings, configure_bridge
 from .errors import (
     BrokenStackError,
@@ -76,6 +86,8 @@ __all__ = [
     "InputAgentState",
     "InvalidJumpError",
     "JumpTo",
+    "MiddlewareOrderError",
+    "MiddlewareOrderWarning",
     "MissingCheckpointerError",
     "ModelCallResult",
     "ModelRequest",
@@ -98,6 +110,7 @@ __all__ = [
     "ToolCallRequest",
     "ToolRuntime",
     "ToolStrategy",
+    "UndeclaredEffectError",
     "UnknownNodeError",
     "UnknownStateKeyError",
     "__version__",

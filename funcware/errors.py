@@ -6,13 +6,18 @@
 
 from funcware.compose.keys import UnknownStateKeyError
 from funcware.compose.nodes import InvalidJumpError, UnknownNodeError
+from funcware.compose.observe import UndeclaredEffectError
+from funcware.compose.ordering import MiddlewareOrderError, MiddlewareOrderWarning
 from funcware.compose.pauses import MissingCheckpointerError
 from funcware.compose.plan import BrokenStackError
 
 __all__ = [
     "BrokenStackError",
     "InvalidJumpError",
+    "MiddlewareOrderError",
+    "MiddlewareOrderWarning",
     "MissingCheckpointerError",
+    "UndeclaredEffectError",
     "UnknownNodeError",
     "UnknownStateKeyError",
 ]

@@ -11,6 +11,7 @@ from .decorators import (
     wrap_model_call,
     wrap_tool_call,
 )
+from .effects import EFFECTS, Declaration, declarations
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .policies import HookTimeoutError
 from .streaming import SlidingWindow, StreamPolicy
@@ -32,11 +33,13 @@ from .types import (
 )
 
 __all__ = [
+    "EFFECTS",
     "HOOKS",
     "NODE_HOOKS",
     "WRAP_HOOKS",
     "AgentMiddleware",
     "AgentState",
+    "Declaration",
     "ExtendedModelResponse",
     "FunctionMiddleware",
     "HookImpl",
@@ -59,6 +62,7 @@ __all__ = [
     "after_model",
     "before_agent",
     "before_model",
+    "declarations",
     "dynamic_prompt",
     "hook_config",
     "hook_impls",

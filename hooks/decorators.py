@@ -4,6 +4,11 @@
 the function (or ``name=``) and return its instance. The instance stays callable exactly
 like the function, so it can be unit-tested without an agent. ``hook_config`` stashes jump
 targets on a function and works above or below the hook decorator, in either order.
+
+Every hook decorator takes the declarations ``reads=``, ``writes=`` (effect names),
+``outside=``, ``inside=``, ``requires=`` (other middleware) and ``position=``
+(``"outermost"``/``"innermost"``), checked here and kept as the generated class's
+attributes (see ``funcware.hooks.effects``).
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ import difflib
 import functools
 import inspect
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec
 
+from .effects import ATTRS, Position, check_applies, declare
 from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
 from .policies import OnError, check_on_error, stash_options
@@ -429,9 +435,24 @@ def _lift(
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
+    reads: object = None,
+    writes: object = None,
+    outside: object = None,
+    inside: object = None,
+    requires: object = None,
+    position: object = None,
 ) -> FunctionMiddleware[Any, Any]:
     func = _check_function(target, decorator)
     source = f"@{decorator} for {_label(func)}"
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
+    declaration = _declaration(func, decorator, hook, declared)
     policy = check_on_error(on_error, source)
     if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
         raise TypeError(
@@ -468,10 +489,31 @@ def _lift(
         **streaming,
         "on_error": policy,
     }
+    if declaration is not None:
+        namespace.update({key: getattr(declaration, key) for key in ATTRS})
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
     functools.update_wrapper(instance, func, updated=())
     return instance
+
+
+def _declaration(
+    func: Callable[..., Any], decorator: str, hook: HookName, declared: dict[str, Any]
+) -> Any:
+    """The checked ``reads=``/``writes=``/ordering keywords of one decorated hook."""
+    source = f"@{decorator} for {_label(func)}"
+    if decorator == "dynamic_prompt" and any(v is not None for v in declared.values()):
+        writes = [*(declared.get("writes") or ()), "request.system_message"]
+        declared = {**declared, "writes": writes}
+    declaration = declare(source, **declared)
+    if declaration is not None:
+        check_applies(declaration, hook, source)
+    return declaration
+
+
+def _declared(**values: Any) -> dict[str, Any]:
+    """The declaration keywords out of ``values`` (absent ones ``None``)."""
+    return {key: values.get(key) for key in ATTRS}
 
 
 class Lifted(Protocol):
@@ -533,6 +575,12 @@ def before_agent(
     stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly(_lift)
 def before_agent(func: Any = None, /, **options: Any) -> Any:
@@ -574,6 +622,12 @@ def before_model(
     stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly(_lift)
 def before_model(func: Any = None, /, **options: Any) -> Any:
@@ -616,6 +670,12 @@ def after_model(
     stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly(_lift)
 def after_model(func: Any = None, /, **options: Any) -> Any:
@@ -662,6 +722,12 @@ def after_agent(
     timeout: float | None = None,
     on_error: OnError = "raise",
     always: bool = False,
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly(_lift)
 def after_agent(func: Any = None, /, **options: Any) -> Any:
@@ -704,6 +770,12 @@ def wrap_model_call(
     stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly()
 def wrap_model_call(
@@ -717,6 +789,12 @@ def wrap_model_call(
     stream_internal_calls: bool = False,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
@@ -736,6 +814,10 @@ def wrap_model_call(
             then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
         stream_internal_calls: True shows model calls the hook makes itself in the user's
             message stream (hidden by default).
+        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
+            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
+        outside, inside, requires, position: where it must sit (names or classes of other
+            middleware; ``"outermost"`` or ``"innermost"``).
 
     Example::
 
@@ -746,6 +828,14 @@ def wrap_model_call(
             except TimeoutError:
                 return handler(request.override(model_settings={"timeout": 60}))
     """
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -760,6 +850,7 @@ def wrap_model_call(
             stream_internal_calls=stream_internal_calls,
             timeout=timeout,
             on_error=on_error,
+            **declared,
         )
 
     return lift if func is None else lift(func)
@@ -777,6 +868,12 @@ def wrap_tool_call(
     name: str | None = None,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly()
 def wrap_tool_call(
@@ -788,6 +885,12 @@ def wrap_tool_call(
     name: str | None = None,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
@@ -802,6 +905,10 @@ def wrap_tool_call(
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
         on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
+            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
+        outside, inside, requires, position: where it must sit (names or classes of other
+            middleware; ``"outermost"`` or ``"innermost"``).
 
     Example::
 
@@ -810,6 +917,14 @@ def wrap_tool_call(
             print("calling", request.tool_call["name"])
             return handler(request)
     """
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -822,6 +937,7 @@ def wrap_tool_call(
             name=name,
             timeout=timeout,
             on_error=on_error,
+            **declared,
         )
 
     return lift if func is None else lift(func)
@@ -837,6 +953,12 @@ def dynamic_prompt(
     name: str | None = None,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Lifted: ...
 @_friendly()
 def dynamic_prompt(
@@ -846,6 +968,12 @@ def dynamic_prompt(
     name: str | None = None,
     timeout: float | None = None,
     on_error: OnError = "raise",
+    reads: Collection[str] | None = None,
+    writes: Collection[str] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
 ) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
@@ -856,6 +984,11 @@ def dynamic_prompt(
         timeout: seconds the hook may take (a wrap: its layer and all inside it), else
             ``HookTimeoutError``.
         on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
+            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
+        outside, inside, requires, position: where it must sit (names or classes of other
+            middleware; ``"outermost"`` or ``"innermost"``).
+            A declared prompt always writes ``request.system_message``.
 
     Example::
 
@@ -863,6 +996,14 @@ def dynamic_prompt(
         def by_user(request):
             return f"You help {request.runtime.context.user_name}."
     """
+    declared = _declared(
+        reads=reads,
+        writes=writes,
+        outside=outside,
+        inside=inside,
+        requires=requires,
+        position=position,
+    )
 
     def lift(target: object) -> FunctionMiddleware[Any, Any]:
         return _lift(
@@ -873,6 +1014,7 @@ def dynamic_prompt(
             name=name,
             timeout=timeout,
             on_error=on_error,
+            **declared,
         )
 
     return lift if func is None else lift(func)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
@@ -106,6 +106,20 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     (and every subgraph scope), so each run gets fresh instances. The agent registers them
     after its tool-call and sub-agent projections and before ``create_agent(transformers=...)``.
     """
+
+    # Declared effects and ordering constraints (see funcware.hooks.effects); None: undeclared.
+    reads: Collection[str] | None = None
+    """Effects this middleware reads: ``"state.<key>"``, ``"request.messages"``, ..."""
+    writes: Collection[str] | None = None
+    """Effects this middleware has: ``"state.<key>"``, ``"request.model"``, ``"tool.args"``, ..."""
+    outside: Sequence[str | type] | None = None
+    """Middleware (names or classes) this one must sit outside of, when both are present."""
+    inside: Sequence[str | type] | None = None
+    """Middleware (names or classes) this one must sit inside of, when both are present."""
+    requires: Sequence[str | type] | None = None
+    """Middleware (names or classes) that must be present with this one."""
+    position: Literal["outermost", "innermost"] | None = None
+    """Where this middleware must sit in the list: first (outermost) or last (innermost)."""
 
     @property
     def name(self) -> str:

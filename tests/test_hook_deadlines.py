@@ -41,6 +41,9 @@ HERE = __file__
 LIMIT = 0.4
 SLEEP = 3.0
 BOUND = LIMIT * 1.1 + 0.05
+EARLIEST = LIMIT - 0.05
+"""The deadline's clock starts when the hook is called, a scheduling delay before its first
+line runs (several ms on a loaded machine), so the hook may see slightly less than LIMIT."""
 
 
 @pytest.fixture
@@ -86,7 +89,7 @@ def test_a_hung_sync_node_hook_fails_at_its_deadline(
 
     agent = create_agent(ScriptedChatModel(responses=["never"]), middleware=[hangs])
     error, elapsed = _timed_failure(driver, agent, how)
-    assert LIMIT * 0.99 <= elapsed < BOUND
+    assert EARLIEST <= elapsed < BOUND
     assert isinstance(error, TimeoutError)
     text = str(error)
     assert "middleware 'hangs', hook before_model" in text
@@ -112,7 +115,7 @@ def test_an_async_node_hook_is_cancelled_at_its_deadline(driver: Driver, how: st
 
     agent = create_agent(ScriptedChatModel(responses=["never"]), middleware=[sleeps])
     error, elapsed = _timed_failure(driver, agent, how)
-    assert LIMIT * 0.99 <= elapsed < BOUND
+    assert EARLIEST <= elapsed < BOUND
     assert error.hook == "before_model" and cancelled == [True]
 
 

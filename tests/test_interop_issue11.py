@@ -63,7 +63,9 @@ def test_funcware_tools_exports_nothing_langchain_does_not() -> None:
 def test_create_agent_has_langchains_parameters_kinds_and_defaults() -> None:
     ours = inspect.signature(funcware.create_agent).parameters
     theirs = inspect.signature(lc_agents.create_agent).parameters
-    assert list(ours) == list(theirs)
+    # LangChain's, in its order, then funcware's own opt-in keywords (issue 16: order, effects)
+    assert list(ours)[: len(theirs)] == list(theirs)
+    assert list(ours)[len(theirs) :] == ["order", "effects"]
     for name, parameter in theirs.items():
         assert ours[name].kind == parameter.kind, name
         assert ours[name].default == parameter.default, name
@@ -286,11 +288,11 @@ def test_a_wrap_adding_an_unknown_tool_is_refused_with_langchains_words() -> Non
     assert "add_tool" in str(ours)
 
 
-@pytest.mark.parametrize("field", ["goto", "graph"])
+@pytest.mark.parametrize("field", ["goto", "resume", "graph"])
 def test_a_routing_command_from_a_model_wrap_is_refused_with_langchains_words(
     field: str,
 ) -> None:
-    value = "model" if field == "goto" else Command.PARENT
+    value = {"goto": "model", "resume": "yes", "graph": Command.PARENT}[field]
 
     def agent(lib: Any) -> Any:
         @lib.wrap_model_call

@@ -52,7 +52,9 @@ LANGCHAIN_PARAMETERS = [
 
 def test_create_agent_takes_langchains_parameters_in_its_order() -> None:
     parameters = inspect.signature(create_agent).parameters
-    assert list(parameters) == LANGCHAIN_PARAMETERS
+    # LangChain's, in its order, then funcware's own opt-in keywords (issue 16: order, effects)
+    assert list(parameters)[: len(LANGCHAIN_PARAMETERS)] == LANGCHAIN_PARAMETERS
+    assert list(parameters)[len(LANGCHAIN_PARAMETERS) :] == ["order", "effects"]
     assert parameters["response_format"].default is None
     assert parameters["transformers"].default is None
 

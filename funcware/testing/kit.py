@@ -4,6 +4,8 @@
 node hook returned; ``run_hook(mw, "wrap_model_call", responses=[...])`` runs a wrap
 hook around a scripted handler and counts its calls. ``mode="async"`` runs the same
 through the async path (bridged exactly as in an agent), so one test covers both.
+A middleware that declares its effects is held to them (``effects="strict"``, the default
+here): doing anything it did not declare raises ``UndeclaredEffectError``.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from langgraph.types import Command
 
 from funcware.compose.bridge import run_coroutine_sync
 from funcware.compose.nodes import run_node, run_node_async
+from funcware.compose.observe import observed
 from funcware.compose.onion import CallKind, build_async, build_sync
 from funcware.compose.results import MODEL_CALLS, TOOL_CALLS, as_model_response
 from funcware.compose.schema import reducer_keys
 from funcware.compose.updates import NO_WRITES, as_update, merge_writes
+from funcware.hooks.effects import declarations
 from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
 from funcware.hooks.wording import plural
@@ -31,6 +35,7 @@ from .scripted import ScriptedChatModel
 __all__ = ["HookResult", "arun_hook", "run_hook"]
 
 Mode = Literal["sync", "async"]
+Effects = Literal["strict", "warn"]
 
 
 @dataclass
@@ -130,9 +135,12 @@ async def arun_hook(
     handler: Callable[[Any], Any] | None = None,
     context: Any = None,
     store: Any = None,
+    effects: Effects = "strict",
 ) -> HookResult:
     """Async :func:`run_hook` (the hook runs through funcware's async path)."""
-    call = _HookCall.prepare(middleware, hook, state, request, tool_call, responses, handler)
+    call = _HookCall.prepare(
+        middleware, hook, state, request, tool_call, responses, handler, effects
+    )
     return await call.run_async(_runtime(context, store))
 
 
@@ -148,6 +156,7 @@ def run_hook(
     context: Any = None,
     store: Any = None,
     mode: Mode = "sync",
+    effects: Effects = "strict",
 ) -> HookResult:
     """Run ``middleware``'s ``hook`` once, as an agent would, and report what it did.
 
@@ -156,8 +165,12 @@ def run_hook(
     ``tool_call`` for tool wraps) and a handler that replays ``responses`` (``AIMessage``,
     ``str`` or an exception for model calls; ``ToolMessage``, ``Command``, ``str`` or an
     exception for tool calls), or calls ``handler``. ``mode="async"`` runs the async path.
+    ``effects="strict"`` (default) holds a declared middleware to its declaration;
+    ``effects="warn"`` does not watch it.
     """
-    call = _HookCall.prepare(middleware, hook, state, request, tool_call, responses, handler)
+    call = _HookCall.prepare(
+        middleware, hook, state, request, tool_call, responses, handler, effects
+    )
     runtime = _runtime(context, store)
     if mode == "sync":
         return call.run_sync(runtime)
@@ -225,8 +238,11 @@ class _HookCall:
         tool_call: Any,
         responses: Sequence[Any],
         handler: Callable[[Any], Any] | None,
+        effects: Effects = "strict",
     ) -> _HookCall:
         impl = _impl(middleware, hook)
+        if effects == "strict":
+            impl = observed(impl, declarations(middleware))
         scripted = _ScriptedHandler(hook, responses, handler)
         state_dict = dict(state or {"messages": []})
         return cls(middleware, hook, impl, state_dict, request, tool_call, scripted)

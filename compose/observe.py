@@ -1,0 +1,267 @@
+"""``effects="strict"``: watch what each declared layer really does, refuse what it did not declare.
+
+:func:`observed` wraps one hook's callables, once, at build time; only ``effects="strict"``
+calls it, so the default costs nothing per call and the onion itself knows nothing of it.
+What is watched: the state keys a hook (or a wrap's command) writes; the request fields a
+model wrap changed before calling its handler; a tool wrap's change of the call's name or
+arguments; whether a wrap's result is not its handler's (or was edited in place); how many
+times a wrap called its handler (0: ``handler.skip``, 2 or more: ``handler.retry``); an
+interrupt raised by the hook itself. Reads cannot be watched and are not.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import replace
+from functools import wraps
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langgraph.errors import GraphInterrupt
+from langgraph.types import Command
+
+from funcware.hooks.effects import REQUEST_FIELDS, Declaration
+from funcware.hooks.middleware import NODE_HOOKS, HookImpl
+from funcware.hooks.types import ExtendedModelResponse, ModelResponse
+
+from .keys import written_keys
+
+__all__ = ["UndeclaredEffectError", "observed"]
+
+
+class UndeclaredEffectError(RuntimeError):
+    """A declared middleware did something it did not declare (``effects="strict"``)."""
+
+
+class _Watch:
+    """One call of one wrap hook: what it was given, what its handler saw and returned."""
+
+    def __init__(self, impl: HookImpl, decl: Declaration, request: Any) -> None:
+        self.impl, self.decl, self.request = impl, decl, request
+        self.calls = 0
+        self.pending: UndeclaredEffectError | None = None
+        self.escaped: BaseException | None = None
+        self.last: Any = None
+        self.last_content: Any = None
+        model = impl.hook == "wrap_model_call"
+        self.fields = _request_snapshot(request) if model else {}
+        self.call = None if model else _call_snapshot(request.tool_call)
+
+    def need(self, effect: str, what: str) -> None:
+        if self.pending is None and effect not in self.decl.writes:
+            self.pending = _error(self.impl, self.decl, effect, what)
+        if self.pending is not None:
+            raise self.pending
+
+    def before_handler(self, request: Any) -> None:
+        self.calls += 1
+        if self.calls == 2:
+            self.need("handler.retry", "called its handler a second time")
+        if self.impl.hook == "wrap_model_call":
+            for name in _changed_fields(self.fields, request):
+                self.need(f"request.{name}", f"changed request.{name} before calling its handler")
+        elif _call_snapshot(request.tool_call) != self.call:
+            self.need("tool.args", "changed the tool call's name or arguments")
+
+    def after_handler(self, response: Any) -> None:
+        self.last = response
+        self.last_content = _content(response)
+
+    def failed(self, exc: BaseException) -> None:
+        self.escaped = exc
+
+    def raised(self, exc: BaseException) -> None:
+        if self.pending is not None and exc is not self.pending:
+            raise self.pending from exc
+        if isinstance(exc, GraphInterrupt) and exc is not self.escaped:
+            self.need("interrupt", "raised an interrupt")
+
+    def returned(self, result: Any) -> None:
+        if self.pending is not None:
+            raise self.pending
+        own = result
+        if self.calls == 0:
+            self.need("handler.skip", "returned without calling its handler")
+        elif self.impl.hook == "wrap_model_call":
+            base = result.model_response if isinstance(result, ExtendedModelResponse) else result
+            if not _same_model_result(base, self.last, self.last_content):
+                self.need("model.result", "returned a model result other than its handler's")
+            own = result.command if isinstance(result, ExtendedModelResponse) else None
+        else:
+            if result is not self.last or _content(result) != self.last_content:
+                self.need("tool.result", "returned a tool result other than its handler's")
+            else:
+                own = None
+        if own is not None and isinstance(own, Command):
+            _check_writes(self.impl, self.decl, own)
+
+
+def _error(impl: HookImpl, decl: Declaration, effect: str, what: str) -> UndeclaredEffectError:
+    declared = ", ".join(sorted(decl.writes)) or "nothing"
+    return UndeclaredEffectError(
+        f"{impl.describe()} {what}: effect {effect!r}, which it did not declare "
+        f"(it declares writes=[{declared}]). Add {effect!r} to its writes= (the hook "
+        "decorator's keyword or the class attribute), or stop doing it."
+    )
+
+
+def _check_writes(impl: HookImpl, decl: Declaration, result: object) -> None:
+    for key in written_keys(result):
+        if key != "jump_to" and f"state.{key}" not in decl.writes:
+            raise _error(impl, decl, f"state.{key}", f"wrote state key {key!r}")
+
+
+def _request_snapshot(request: Any) -> dict[str, tuple[Any, Any]]:
+    snap: dict[str, tuple[Any, Any]] = {}
+    for name in REQUEST_FIELDS:
+        value = getattr(request, name)
+        snap[name] = (value, _content(value))
+    return snap
+
+
+def _content(value: Any) -> Any:
+    """What an in-place edit would change: list items, dict items, a message's content."""
+    if isinstance(value, list):
+        return [id(item) for item in value], [_content(v) for v in value]
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, ModelResponse):
+        return _content(value.result)
+    if isinstance(value, BaseMessage):
+        calls = getattr(value, "tool_calls", None)
+        return copy.deepcopy(value.content), copy.deepcopy(calls)
+    return None
+
+
+def _changed_fields(snap: dict[str, tuple[Any, Any]], request: Any) -> list[str]:
+    changed = []
+    for name, (value, content) in snap.items():
+        now = getattr(request, name)
+        if isinstance(value, list) and isinstance(now, list):
+            if _content(now) != content:
+                changed.append(name)
+        elif now is not value or _content(now) != content:
+            changed.append(name)
+    return changed
+
+
+def _call_snapshot(call: Any) -> tuple[Any, Any]:
+    return call.get("name"), copy.deepcopy(call.get("args"))
+
+
+def _same_model_result(result: Any, last: Any, last_content: Any) -> bool:
+    if isinstance(result, ModelResponse) and isinstance(last, ModelResponse):
+        return (
+            [id(m) for m in result.result] == [id(m) for m in last.result]
+            and result.structured_response is last.structured_response
+            and _content(result) == last_content
+        )
+    if isinstance(result, BaseMessage) and isinstance(last, ModelResponse):
+        return (
+            len(last.result) == 1
+            and result is last.result[0]
+            and _content(last.result) == last_content
+        )
+    return result is last and _content(result) == last_content
+
+
+def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
+    def check(result: Any) -> Any:
+        _check_writes(impl, decl, result)
+        return result
+
+    def interrupted(exc: BaseException) -> None:
+        if isinstance(exc, GraphInterrupt) and "interrupt" not in decl.writes:
+            raise _error(impl, decl, "interrupt", "raised an interrupt") from exc
+
+    sync, async_ = impl.sync, impl.async_
+    new_sync = new_async = None
+    if sync is not None:
+
+        @wraps(sync)
+        def node(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = sync(*args, **kwargs)
+            except BaseException as exc:
+                interrupted(exc)
+                raise
+            return check(result)
+
+        new_sync = node
+    if async_ is not None:
+
+        @wraps(async_)
+        async def anode(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = await async_(*args, **kwargs)
+            except BaseException as exc:
+                interrupted(exc)
+                raise
+            return check(result)
+
+        new_async = anode
+    return replace(impl, sync=new_sync, async_=new_async)
+
+
+def _wrap(impl: HookImpl, decl: Declaration) -> HookImpl:
+    sync, async_ = impl.sync, impl.async_
+    new_sync = new_async = None
+    if sync is not None:
+
+        @wraps(sync)
+        def layer(request: Any, handler: Callable[[Any], Any]) -> Any:
+            watch = _Watch(impl, decl, request)
+
+            def watched(req: Any) -> Any:
+                watch.before_handler(req)
+                try:
+                    response = handler(req)
+                except BaseException as exc:
+                    watch.failed(exc)
+                    raise
+                watch.after_handler(response)
+                return response
+
+            try:
+                result = sync(request, watched)
+            except BaseException as exc:
+                watch.raised(exc)
+                raise
+            watch.returned(result)
+            return result
+
+        new_sync = layer
+    if async_ is not None:
+
+        @wraps(async_)
+        async def alayer(request: Any, handler: Callable[[Any], Any]) -> Any:
+            watch = _Watch(impl, decl, request)
+
+            async def watched(req: Any) -> Any:
+                watch.before_handler(req)
+                try:
+                    response = await handler(req)
+                except BaseException as exc:
+                    watch.failed(exc)
+                    raise
+                watch.after_handler(response)
+                return response
+
+            try:
+                result = await async_(request, watched)
+            except BaseException as exc:
+                watch.raised(exc)
+                raise
+            watch.returned(result)
+            return result
+
+        new_async = alayer
+    return replace(impl, sync=new_sync, async_=new_async)
+
+
+def observed(impl: HookImpl, decl: Declaration | None) -> HookImpl:
+    """``impl`` with its callables watched against ``decl``; undeclared layers unchanged."""
+    if decl is None:
+        return impl
+    return _node(impl, decl) if impl.hook in NODE_HOOKS else _wrap(impl, decl)

@@ -1,0 +1,228 @@
+"""Declared effects and ordering constraints: what a middleware touches and where it sits.
+
+A middleware declares, through hook-decorator keywords or class attributes of the same
+names, the effects it ``reads`` and ``writes`` (names from :data:`EFFECTS`, or
+``"state.<key>"``) and where it must sit in the onion (the first middleware is the
+outermost): ``outside=`` / ``inside=`` other middleware (names or classes) when both are
+present, ``requires=`` (must be present), ``position="outermost"`` or ``"innermost"``.
+:func:`declarations` reads them back, from the table of LangChain's built-ins for those.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from .middleware import origin
+
+__all__ = [
+    "ATTRS",
+    "EFFECTS",
+    "REQUEST_FIELDS",
+    "Declaration",
+    "Position",
+    "Ref",
+    "check_applies",
+    "check_effect",
+    "declarations",
+    "declare",
+    "ref_label",
+    "refers_to",
+]
+
+Position = Literal["outermost", "innermost"]
+Ref = str | type
+"""A reference to another middleware: its name, its class name, or its class."""
+
+REQUEST_FIELDS = (
+    "model",
+    "messages",
+    "system_message",
+    "tools",
+    "tool_choice",
+    "response_format",
+    "model_settings",
+)
+EFFECTS: tuple[str, ...] = (
+    *(f"request.{field}" for field in REQUEST_FIELDS),
+    "tool.args",
+    "tool.result",
+    "model.result",
+    "handler.retry",
+    "handler.skip",
+    "interrupt",
+)
+"""Every effect name but ``"state.<key>"`` (any state key)."""
+
+ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
+"""The declaration keywords, and the class attributes of the same names."""
+
+
+def check_effect(name: object, source: str, key: str = "writes") -> str:
+    """``name`` if it is an effect name; else a ``ValueError`` naming the closest valid one."""
+    if isinstance(name, str):
+        if name in EFFECTS:
+            return name
+        if name.startswith("state.") and len(name) > len("state."):
+            return name
+    text = name if isinstance(name, str) else repr(name)
+    close = difflib.get_close_matches(text, [*EFFECTS, "state.<key>"], n=1, cutoff=0.4)
+    if isinstance(name, str) and name.startswith("request."):
+        close = difflib.get_close_matches(text, EFFECTS[: len(REQUEST_FIELDS)], n=1, cutoff=0)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ValueError(
+        f"{source}: {text!r} in {key}= is not an effect name.{hint} Effect names are "
+        f"'state.<key>', {', '.join(repr(e) for e in EFFECTS)}."
+    )
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What one middleware declared: its effects and its ordering constraints."""
+
+    reads: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
+    outside: tuple[Ref, ...] = ()
+    inside: tuple[Ref, ...] = ()
+    requires: tuple[Ref, ...] = ()
+    position: Position | None = None
+    why: str = ""
+    """Why the constraints hold (the LangChain table says; a user's declaration is its own)."""
+
+    def describe(self) -> list[str]:
+        """The declaration as ``key=value`` parts, empty ones left out."""
+        parts = [
+            f"{key}=[{', '.join(sorted(values))}]"
+            for key, values in (("reads", self.reads), ("writes", self.writes))
+            if values
+        ]
+        parts += [
+            f"{key}=[{', '.join(ref_label(r) for r in refs)}]"
+            for key, refs in (
+                ("outside", self.outside),
+                ("inside", self.inside),
+                ("requires", self.requires),
+            )
+            if refs
+        ]
+        if self.position is not None:
+            parts.append(f"position={self.position}")
+        return parts
+
+
+def ref_label(ref: Ref) -> str:
+    """How a reference is shown: the name, or the class's name."""
+    return ref if isinstance(ref, str) else ref.__qualname__
+
+
+def refers_to(ref: Ref, middleware: Any) -> bool:
+    """Whether ``ref`` names ``middleware`` (by name, class name, or class)."""
+    if isinstance(ref, str):
+        return ref in (getattr(middleware, "name", None), type(middleware).__name__)
+    return isinstance(middleware, ref)
+
+
+def _refs(value: object, key: str, source: str) -> tuple[Ref, ...]:
+    items = [value] if isinstance(value, (str, type)) else list(_iterable(value, key, source))
+    for item in items:
+        if not (isinstance(item, str) and item) and not isinstance(item, type):
+            raise TypeError(
+                f"{source}: {key}= takes middleware names or classes, got {item!r} "
+                f"({type(item).__name__}); write {key}=['OtherMiddleware']."
+            )
+    return tuple(items)
+
+
+def _iterable(value: object, key: str, source: str) -> Iterable[Any]:
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, dict)):
+        return value
+    raise TypeError(
+        f"{source}: {key}= takes a list, got {value!r} ({type(value).__name__}); write {key}=[...]."
+    )
+
+
+def _effects(value: object, key: str, source: str) -> frozenset[str]:
+    items = [value] if isinstance(value, str) else _iterable(value, key, source)
+    return frozenset(check_effect(item, source, key) for item in items)
+
+
+def declare(
+    source: str,
+    *,
+    reads: object = None,
+    writes: object = None,
+    outside: object = None,
+    inside: object = None,
+    requires: object = None,
+    position: object = None,
+    why: str = "",
+) -> Declaration | None:
+    """Check the six declaration keywords; ``None`` if none was given (undeclared)."""
+    given = (reads, writes, outside, inside, requires, position)
+    if all(value is None for value in given):
+        return None
+    if position is not None and position not in get_args(Position):
+        raise ValueError(
+            f"{source}: position={position!r} is not a position; use 'outermost' or "
+            "'innermost' (or leave it out)."
+        )
+    return Declaration(
+        reads=_effects(reads or (), "reads", source),
+        writes=_effects(writes or (), "writes", source),
+        outside=_refs(outside or (), "outside", source),
+        inside=_refs(inside or (), "inside", source),
+        requires=_refs(requires or (), "requires", source),
+        position=position,  # type: ignore[arg-type]
+        why=why,
+    )
+
+
+_NODE = ("state.", "interrupt")
+_APPLIES: dict[str, tuple[str, ...]] = {
+    "before_agent": _NODE,
+    "before_model": _NODE,
+    "after_model": _NODE,
+    "after_agent": _NODE,
+    "wrap_model_call": (*_NODE, "request.", "model.result", "handler."),
+    "wrap_tool_call": (*_NODE, "tool.", "handler."),
+}
+
+
+def check_applies(declaration: Declaration, hook: str, source: str) -> None:
+    """A ``ValueError`` for an effect a ``hook`` cannot have (``request.model`` on a node hook)."""
+    kinds = _APPLIES[hook]
+    for key in ("reads", "writes"):
+        wrong = sorted(e for e in getattr(declaration, key) if not e.startswith(kinds))
+        if wrong:
+            raise ValueError(
+                f"{source}: a {hook} hook cannot have {key}={wrong}; its effects are "
+                f"{', '.join(k + '*' if k.endswith('.') else k for k in kinds)}."
+            )
+
+
+_CACHE_ATTR = "__funcware_declaration__"
+
+
+def declarations(middleware: Any) -> Declaration | None:
+    """What ``middleware`` declared (class attributes, or LangChain's table), or ``None``.
+
+    A composite provides ``__funcware_declaration__``; the class attributes ``reads``,
+    ``writes``, ``outside``, ``inside``, ``requires`` and ``position`` are checked here.
+    """
+    provided = getattr(middleware, _CACHE_ATTR, None)
+    if isinstance(provided, Declaration):
+        return provided
+    values: dict[str, Any] = {key: getattr(middleware, key, None) for key in ATTRS}
+    try:
+        found = declare("", **values)
+    except (TypeError, ValueError):  # say again where, now that it is worth reading source
+        name = getattr(middleware, "name", type(middleware).__name__)
+        declare(f"middleware {name!r} ({origin(middleware)})", **values)
+        raise
+    if found is not None:
+        return found
+    from .lc_effects import builtin_declaration
+
+    return builtin_declaration(middleware)
