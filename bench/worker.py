@@ -75,17 +75,23 @@ def measure(call: Callable[[], object], budget_s: float) -> list[int]:
     return samples
 
 
-async def ameasure(call: Callable[[], Awaitable[object]], budget_s: float) -> list[int]:
+async def ameasure(
+    call: Callable[[], Awaitable[object]],
+    budget_s: float,
+    *,
+    warmups: int = 3,
+    min_samples: int = MIN_SAMPLES,
+) -> list[int]:
     """:func:`measure` for a coroutine function, timed inside one running event loop."""
     warm_until = _now() + int(budget_s * 0.2e9)
     for count in range(1_000_000):
-        if count >= 3 and _now() >= warm_until:
+        if count >= warmups and _now() >= warm_until:
             break
         await call()
     gc.collect()
     samples: list[int] = []
     stop = _now() + int(budget_s * 1e9)
-    while len(samples) < MAX_SAMPLES and (len(samples) < MIN_SAMPLES or _now() < stop):
+    while len(samples) < MAX_SAMPLES and (len(samples) < min_samples or _now() < stop):
         start = _now()
         await call()
         samples.append(_now() - start)
@@ -203,7 +209,8 @@ def _concurrent(scenario: Scenario, impl: str, budget_s: float) -> dict[str, Any
             results = await batch()
             first = _now() - start
             _check(results, prepared, before)
-            samples = await ameasure(batch, budget_s)
+            # a batch of 1,000 can take seconds: one warm-up batch, at least 3 timed
+            samples = await ameasure(batch, budget_s, warmups=1, min_samples=3)
         return {
             "samples_ns": samples,
             "first_call_ns": first,

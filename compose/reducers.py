@@ -39,8 +39,9 @@ def _topic(current: Any, value: Any) -> list[Any]:
 def _channel_reducer(channel: object) -> Reducer | None:
     if isinstance(channel, BinaryOperatorAggregate):
         return channel.operator
-    if isinstance(channel, DeltaChannel):
-        return channel.reducer
+    if isinstance(channel, DeltaChannel):  # its reducer folds a batch of writes
+        batch: Callable[[Any, list[Any]], Any] = channel.reducer
+        return lambda current, value: batch(current, [value])
     if isinstance(channel, Topic):
         return _topic
     return None

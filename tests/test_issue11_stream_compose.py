@@ -7,7 +7,9 @@ from typing import Annotated, Any
 
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.channels.delta import DeltaChannel
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
 from langgraph.types import Command
 from typing_extensions import NotRequired, TypedDict
 
@@ -89,3 +91,31 @@ async def test_async_members_fold_the_same_way() -> None:
     result = await _graph(node).ainvoke({"messages": [], "tags": ["t"]})
     assert seen == [(["first"], ["t", "a"], 1)]
     assert result["tags"] == ["t", "a", "b"]
+
+
+def _batched(state: list[Any] | None, writes: list[list[Any]]) -> list[Any]:
+    return add_messages(list(state or []), [m for batch in writes for m in batch])
+
+
+class DeltaState(TypedDict):
+    messages: Annotated[list[Any], DeltaChannel(_batched)]
+
+
+@before_model
+def greet(state: Any) -> dict[str, Any]:
+    return {"messages": [HumanMessage("hello")]}
+
+
+@before_model
+def count(state: Any) -> dict[str, Any]:
+    return {"messages": [HumanMessage(f"{len(state['messages'])} so far")]}
+
+
+def test_a_delta_channel_on_messages_folds_each_write_as_a_batch() -> None:
+    stack = compose(greet, count)
+    graph: StateGraph[Any, Any, Any, Any] = StateGraph(DeltaState)
+    graph.add_node("both", lambda state: stack.before_model(state, None))
+    graph.add_edge(START, "both")
+    graph.add_edge("both", END)
+    result = graph.compile().invoke({"messages": [HumanMessage("hi")]})
+    assert [m.text for m in result["messages"]] == ["hi", "hello", "2 so far"]
