@@ -19,10 +19,25 @@ from langchain_core.callbacks import (
 )
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.tool import ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
 
-__all__ = ["StreamRelease", "as_chunk", "chunks_to_message"]
+__all__ = ["StreamRelease", "as_chunk", "chunks_to_message", "tool_call_chunks"]
+
+
+def tool_call_chunks(message: AIMessage) -> list[ToolCallChunk]:
+    """``message``'s tool calls as the chunks a provider streams (arguments as JSON text)."""
+    return [
+        {
+            "name": call["name"],
+            "args": json.dumps(call["args"]),
+            "id": call["id"],
+            "index": index,
+            "type": "tool_call_chunk",
+        }
+        for index, call in enumerate(message.tool_calls)
+    ]
 
 
 def as_chunk(message: AIMessage) -> AIMessageChunk:
@@ -35,16 +50,7 @@ def as_chunk(message: AIMessage) -> AIMessageChunk:
         additional_kwargs=dict(message.additional_kwargs),
         response_metadata=dict(message.response_metadata),
         usage_metadata=message.usage_metadata,
-        tool_call_chunks=[
-            {
-                "name": call["name"],
-                "args": json.dumps(call["args"]),
-                "id": call["id"],
-                "index": index,
-                "type": "tool_call_chunk",
-            }
-            for index, call in enumerate(message.tool_calls)
-        ],
+        tool_call_chunks=tool_call_chunks(message),
     )
 
 

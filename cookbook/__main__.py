@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from funcware.compose import explain
 
 from . import RECIPES, load
+from ._observe import run_observed
 from ._render import render_messages
 
 
@@ -20,7 +21,7 @@ def _summary(name: str) -> str:
 def _run(name: str) -> bool:
     print(f"== {name}: {_summary(name)}")
     try:
-        agent, state = load(name).demo()
+        agent, state, observed = run_observed(load(name).demo)
     except Exception:
         print("   FAILED")
         print("   " + traceback.format_exc().replace("\n", "\n   "))
@@ -32,9 +33,13 @@ def _run(name: str) -> bool:
     for line in render_messages(state["messages"]):
         print("     " + line)
     highlights = getattr(load(name), "highlights", None)
-    if highlights is not None:
+    extra = [
+        *(highlights(agent, state) if highlights is not None else ()),
+        *observed.lines(agent, state),
+    ]
+    if extra:
         print("   what it did")
-        for line in highlights(agent, state):
+        for line in extra:
             print("     " + line)
     print()
     return True

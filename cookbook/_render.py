@@ -6,12 +6,13 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-__all__ = ["render_messages"]
+__all__ = ["render_messages", "shorten"]
 
 WIDTH = 96
 
 
-def _shorten(text: str, width: int = WIDTH) -> str:
+def shorten(text: str, width: int = WIDTH) -> str:
+    """``text`` on one line, cut to ``width`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
@@ -24,11 +25,11 @@ def _line(message: BaseMessage) -> str:
         )
         text = message.text
         body = " ".join(part for part in (text, f"-> {calls}" if calls else "") if part)
-        return f"ai      {_shorten(body or '(empty)')}"
+        return f"ai      {shorten(body or '(empty)')}"
     if isinstance(message, ToolMessage):
         mark = " !" if message.status == "error" else ""
-        return f"tool{mark:<3} {_shorten(f'{message.name}: {message.text}')}"
-    return f"{message.type:<7} {_shorten(message.text)}"
+        return f"tool{mark:<3} {shorten(f'{message.name}: {message.text}')}"
+    return f"{message.type:<7} {shorten(message.text)}"
 
 
 def render_messages(messages: Sequence[BaseMessage]) -> list[str]:

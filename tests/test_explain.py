@@ -177,9 +177,11 @@ def test_cli_explains_a_module_attribute(
     assert capsys.readouterr().out.startswith("flowchart TD")
 
 
-def test_cli_rejects_a_target_without_attribute() -> None:
-    with pytest.raises(SystemExit, match="module:attribute"):
+def test_cli_rejects_a_target_without_attribute(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
         funcware_main(["explain", "just_a_module"])
+    assert caught.value.code == 2
+    assert "expected module:attribute" in capsys.readouterr().err
 
 
 def test_explain_refuses_a_foreign_graph() -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import pydoc
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -369,3 +371,132 @@ def test_funcware_has_the_installed_version() -> None:
     from importlib.metadata import version
 
     assert funcware.__version__ == version("funcware")
+
+
+# -- point 19: sourcing .ci/postgres leaves the caller's shell as it was -------------------
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _source_postgres(extra_env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    script = (
+        "before=$(set +o); source .ci/postgres; status=$?; after=$(set +o); "
+        '[ "$before" = "$after" ] && echo "options unchanged"; echo "status=$status"; '
+        "false; echo 'the shell survived a failing command'; "
+        'echo "url=${FUNCWARE_POSTGRES_URL:-}"; pg_stop; '
+        'echo "stopped url=${FUNCWARE_POSTGRES_URL:-}"'
+    )
+    env = {**os.environ, **extra_env}
+    env.pop("FUNCWARE_POSTGRES_URL", None)
+    return subprocess.run(
+        ["bash", "-c", script], cwd=_REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_sourcing_ci_postgres_starts_a_server_and_changes_no_shell_option() -> None:
+    done = _source_postgres({})
+    assert "options unchanged" in done.stdout, done.stderr
+    assert "status=0" in done.stdout, done.stderr
+    assert "the shell survived a failing command" in done.stdout
+    assert "url=postgresql://postgres@127.0.0.1:" in done.stdout
+    assert "stopped url=\n" in done.stdout
+
+
+def test_a_failure_while_sourcing_ci_postgres_returns_an_error_and_keeps_the_shell() -> None:
+    done = _source_postgres({"TMPDIR": "/nonexistent/funcware-test"})  # mktemp -d fails
+    assert "options unchanged" in done.stdout, done.stderr
+    assert "status=1" in done.stdout and "PostgreSQL did not start" in done.stderr
+    assert "the shell survived a failing command" in done.stdout
+    assert "url=\n" in done.stdout
+
+
+def _backend() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "funcware_build_backend", os.path.join(_REPO, "packaging", "backend.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_editable_installs_default_to_a_mode_type_checkers_follow(monkeypatch: Any) -> None:
+    with open(os.path.join(_REPO, "pyproject.toml")) as file:
+        pyproject = file.read()
+    assert 'build-backend = "backend"\nbackend-path = ["packaging"]' in pyproject
+    backend = _backend()
+    seen: list[Any] = []
+    monkeypatch.setattr(
+        backend._setuptools, "build_editable", lambda *args: seen.append(args) or "x.whl"
+    )
+    assert backend.build_editable("dist") == "x.whl"
+    assert backend.build_editable("dist", {"editable_mode": "compat"}) == "x.whl"
+    assert [args[1] for args in seen] == [{"editable_mode": "strict"}, {"editable_mode": "compat"}]
+    assert backend.build_wheel is backend._setuptools.build_wheel  # the rest is setuptools'
+
+
+# -- point 21: python -m funcware explain, given something wrong ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("no_such_module_xyz:middleware", "cannot import 'no_such_module_xyz'"),
+        ("funcware:middlewar", "'funcware' has no attribute 'middlewar'"),
+        ("funcware:__version__", "explain() got '"),
+        ("no-colon", "expected module:attribute"),
+    ],
+)
+def test_explain_from_the_shell_says_what_is_wrong_without_a_traceback(
+    target: str, says: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "funcware", "explain", target],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_explain_of_something_that_is_no_middleware_says_what_it_takes() -> None:
+    with pytest.raises(TypeError, match=r"explain\(\) got 42 \(int\); it takes a middleware"):
+        funcware.explain(42)
+    with pytest.raises(TypeError, match=r"explain\(\[\.\.\.\]\)\[1\] is None"):
+        funcware.explain([before_model(lambda state: None), None])
+
+
+# -- point 17: the tour shows what each recipe did -----------------------------------------
+
+
+def _tour(*names: str, capsys: Any) -> str:
+    from funcware.cookbook.__main__ import main
+
+    assert main(list(names)) == 0
+    return str(capsys.readouterr().out)
+
+
+def test_the_tour_shows_the_log_lines_retries_and_prompts(capsys: Any) -> None:
+    out = _tour("logging_around_model", "model_retry", "prompt_from_context", capsys=capsys)
+    assert "log           funcware.cookbook.logging_around_model: model call:" in out
+    assert "model calls   3 (2 failed and retried or replaced: ConnectionError" in out
+    assert "system prompt You are a patient maths tutor. You are talking to Ada." in out
+
+
+def test_the_tour_shows_state_values_records_and_the_approval_pause(capsys: Any) -> None:
+    out = _tour(
+        "model_call_counter",
+        "usage_tracking",
+        "outer_wins",
+        "tool_monitoring",
+        "human_approval",
+        capsys=capsys,
+    )
+    assert "state         model_calls = 2" in out
+    assert "state         usage = {'input_tokens':" in out
+    assert out.count("state         verdict = 'approved'") == 1  # listed once
+    assert "record        ToolCallRecord(name='add'" in out
+    assert "paused        {'review': [{'tool_call_id': 'lead'" in out

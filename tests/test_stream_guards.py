@@ -12,24 +12,18 @@ import itertools
 import json
 import re
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForLLMRun,
-    CallbackManagerForLLMRun,
-)
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
-    BaseMessage,
     HumanMessage,
     RemoveMessage,
 )
-from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
@@ -46,7 +40,8 @@ from funcware import (
     hook_config,
     wrap_model_call,
 )
-from funcware.testing import ScriptedChatModel
+from funcware.compose.release import tool_call_chunks
+from funcware.testing import StreamingScriptedChatModel
 
 EMAIL = re.compile(r"[a-z]+@[a-z]+\.[a-z]{2,3}")
 
@@ -55,59 +50,24 @@ def redact(text: str) -> str:
     return EMAIL.sub("[email]", text)
 
 
-class ChunkedModel(ScriptedChatModel):
-    """A scripted model that streams its text ``size`` characters at a time, then its
-    tool calls with their arguments split in two chunks."""
-
-    size: int = 3
+class ChunkedModel(StreamingScriptedChatModel):
+    """Streams its text ``chunk_size`` characters at a time, then each tool call with its
+    arguments split across two chunks (as providers send them)."""
 
     def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
         text = message.text
-        for start in range(0, len(text), self.size):
-            yield AIMessageChunk(content=text[start : start + self.size], id=message.id)
-        for index, call in enumerate(message.tool_calls):
-            args = json.dumps(call["args"])
-            half = len(args) // 2
+        for start in range(0, len(text), self.chunk_size):
+            yield AIMessageChunk(content=text[start : start + self.chunk_size], id=message.id)
+        for whole in tool_call_chunks(message):
+            half = len(whole["args"] or "") // 2
+            first = {**whole, "args": (whole["args"] or "")[:half]}
+            rest = {"name": None, "args": (whole["args"] or "")[half:], "id": None}
+            yield AIMessageChunk(content="", id=message.id, tool_call_chunks=[first])  # type: ignore[list-item]
             yield AIMessageChunk(
                 content="",
                 id=message.id,
-                tool_call_chunks=[
-                    {
-                        "name": call["name"],
-                        "args": args[:half],
-                        "id": call["id"],
-                        "index": index,
-                        "type": "tool_call_chunk",
-                    }
-                ],
+                tool_call_chunks=[{**rest, "index": whole["index"]}],  # type: ignore[list-item]
             )
-            yield AIMessageChunk(
-                content="",
-                id=message.id,
-                tool_call_chunks=[{"name": None, "args": args[half:], "id": None, "index": index}],
-            )
-
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        message = self._next(messages, kwargs).generations[0].message
-        assert isinstance(message, AIMessage)
-        for chunk in self._chunks(message):
-            yield ChatGenerationChunk(message=chunk)
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._stream(messages, stop, None, **kwargs):
-            yield chunk
 
 
 @tool
@@ -209,7 +169,7 @@ def final_state(agent: Any) -> dict[str, Any]:
 
 
 def _agent(*middleware: Any, responses: list[AIMessage] | None = None, size: int = 3) -> Any:
-    model = ChunkedModel(responses=responses or script(), size=size)
+    model = ChunkedModel(responses=responses or script(), chunk_size=size)
     return create_agent(model, [lookup], middleware=list(middleware))
 
 
@@ -378,7 +338,7 @@ def test_interrupt_in_a_buffering_guard_releases_after_resume(mode: str) -> None
         return {"messages": [last.model_copy(update={"content": "[rejected]"})]}
 
     def build() -> Any:
-        model = ChunkedModel(responses=[answer("raw answer")], size=2)
+        model = ChunkedModel(responses=[answer("raw answer")], chunk_size=2)
         return create_agent(model, [lookup], middleware=[approve], checkpointer=InMemorySaver())
 
     agent = build()
@@ -526,7 +486,7 @@ def test_sliding_guard_holds_tool_calls_to_the_end() -> None:
 
 
 def _internal_model() -> ChunkedModel:
-    return ChunkedModel(responses=[AIMessage("internal summary text")] * 4, size=4)
+    return ChunkedModel(responses=[AIMessage("internal summary text")] * 4, chunk_size=4)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -650,7 +610,7 @@ def test_content_guard_recipe_never_streams_the_password(mode: str) -> None:
     from funcware.cookbook import content_guard
 
     leak = AIMessage("the admin password is hunter2", id="leak", tool_calls=[])
-    model = ChunkedModel(responses=[leak], size=4)
+    model = ChunkedModel(responses=[leak], chunk_size=4)
     agent = create_agent(model, [], middleware=[content_guard.ContentGuard()])
     streamed = _from_messages_stream(run_messages(agent, mode))
     assert "hunter2" not in json.dumps(list(streamed.values()))

@@ -18,11 +18,15 @@ from typing_extensions import NotRequired
 from funcware import (
     AgentMiddleware,
     AgentState,
+    AutoStrategy,
     HookTimeoutError,
     ModelCallResult,
     ModelRequest,
     ModelResponse,
+    ProviderStrategy,
+    StructuredOutputError,
     ToolCallRequest,
+    ToolStrategy,
     after_agent,
     after_model,
     before_agent,
@@ -195,3 +199,33 @@ RESILIENT: list[AgentMiddleware[Any, Any, Any]] = [
 ]
 before_model(on_error="ignore")  # type: ignore[call-overload]
 before_model(always=True)  # type: ignore[call-overload]
+
+
+# -- structured output (issue 12) ------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    text: str
+
+
+answer_tools: ToolStrategy[Answer] = ToolStrategy(Answer, handle_errors=(ValueError,))
+answer_native: ProviderStrategy[Answer] = ProviderStrategy(Answer, strict=True)
+answer_auto: AutoStrategy[Answer] = AutoStrategy(Answer)
+
+
+@wrap_model_call
+def narrow_format(
+    request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
+) -> ModelResponse[Any]:
+    try:
+        response = handler(request.override(response_format=answer_tools))
+    except StructuredOutputError as exc:
+        return ModelResponse(result=[exc.ai_message])
+    structured: Answer | None = response.structured_response
+    del structured
+    return response
+
+
+def read_answer(state: AgentState[Answer]) -> Answer | None:
+    return state.get("structured_response")

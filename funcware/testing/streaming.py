@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
+
+from funcware.compose.release import tool_call_chunks
 
 from .scripted import ScriptedChatModel
 
@@ -32,21 +33,14 @@ class StreamingScriptedChatModel(ScriptedChatModel):
     """Characters of text per streamed chunk."""
 
     def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
+        """The chunks ``message`` streams as: text pieces, then its tool calls."""
         text, size = message.text, max(1, self.chunk_size)
         for start in range(0, len(text), size):
             yield AIMessageChunk(content=text[start : start + size], id=message.id)
-        calls = [
-            {
-                "name": call["name"],
-                "args": json.dumps(call["args"]),
-                "id": call["id"],
-                "index": index,
-                "type": "tool_call_chunk",
-            }
-            for index, call in enumerate(message.tool_calls)
-        ]
-        if calls:
-            yield AIMessageChunk(content="", id=message.id, tool_call_chunks=calls)  # type: ignore[arg-type]
+        if message.tool_calls:
+            yield AIMessageChunk(
+                content="", id=message.id, tool_call_chunks=tool_call_chunks(message)
+            )
 
     def _stream(
         self,
