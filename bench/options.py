@@ -41,6 +41,12 @@ VARIANTS: dict[str, Variant] = {
         "10 decorated, options given at their defaults (timeout=None, on_error='raise')",
         options={"timeout": None, "on_error": "raise"},
     ),
+    # issue 16: declarations are checked at build time; effects="warn" (the default)
+    # watches nothing per call, so this row should match "decorated".
+    "declared": Variant(
+        "10 decorated, each declaring the effects it reads (effects='warn')",
+        options={"reads": ["state.messages"]},
+    ),
 }
 BASELINE = "decorated"
 

@@ -9,6 +9,7 @@ and every run's metadata says which integration built the agent and, with ``name
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -54,13 +55,24 @@ def member_transformers(middleware: Sequence[Any]) -> list[TransformerFactory]:
     )
 
 
+_LC_SUBAGENTS = "langchain.agents._subagent_transformer"
+
+
+def _subagent_transformer() -> TransformerFactory:
+    """LangChain's sub-agent transformer when LangChain is loaded (code written for it checks
+    for its handle class), else funcware's, which streams the same handles."""
+    langchain = sys.modules.get(_LC_SUBAGENTS)
+    found = getattr(langchain, "SubagentTransformer", None)
+    return found if callable(found) else SubagentTransformer
+
+
 def agent_transformers(
     middleware: Sequence[Any], given: Sequence[TransformerFactory] | None
 ) -> list[TransformerFactory]:
     """The transformer factories to compile the agent with, in LangChain's order."""
     extra = [_check(factory, "create_agent(transformers=...)") for factory in given or ()]
     return _unique(
-        [ToolCallTransformer, SubagentTransformer, *member_transformers(middleware), *extra]
+        [ToolCallTransformer, _subagent_transformer(), *member_transformers(middleware), *extra]
     )
 
 

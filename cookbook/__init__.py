@@ -37,6 +37,7 @@ RECIPES: tuple[str, ...] = (
     "summarize_history",
     "resilient_hooks",
     "structured_triage",
+    "routed_fallback",
 )
 """Recipe module names, in tour order."""
 

@@ -249,3 +249,25 @@ def test_a_composite_whose_later_member_jumps_to_model_is_refused_at_conversion(
     assert [m.text for m in agent.invoke(hi())["messages"]] == ["hi", "again", "ok"]
     ours = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[note, again])
     assert [m.text for m in ours.invoke(hi())["messages"]] == ["hi", "again", "ok"]
+
+
+def test_with_langchain_loaded_subagent_handles_are_langchains() -> None:
+    """Code written for LangChain checks ``isinstance(handle, SubagentRunStream)`` (deepagents'
+    tests do): with LangChain loaded, a funcware agent streams LangChain's handle class."""
+    lc_subagents = require_langchain("langchain.agents._subagent_transformer")
+    inner = create_agent(ScriptedChatModel(responses=["inner answer"]), name="helper")
+
+    @tool
+    def ask_helper(question: str) -> str:
+        """Ask the helper agent."""
+        return str(inner.invoke({"messages": [HumanMessage(question)]})["messages"][-1].text)
+
+    outer = create_agent(
+        ScriptedChatModel(responses=[tool_calls(("ask_helper", {"question": "q"})), "done"]),
+        [ask_helper],
+        name="boss",
+    )
+    assert list(outer.stream_transformers)[1] is lc_subagents.SubagentTransformer
+    run = outer.stream_events(hi(), version="v3")
+    handles = list(run.subagents)
+    assert handles and all(isinstance(h, lc_subagents.SubagentRunStream) for h in handles)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import warnings
 from functools import partial
 from typing import Any, ClassVar
@@ -82,9 +83,15 @@ def agent_with(*middleware: Any, **kwargs: Any) -> Any:
     return create_agent(model, [lookup], middleware=list(middleware), **kwargs)
 
 
+def _subagents() -> Any:
+    """funcware's sub-agent transformer, or LangChain's once LangChain is loaded."""
+    module = sys.modules.get("langchain.agents._subagent_transformer")
+    return module.SubagentTransformer if module is not None else SubagentTransformer
+
+
 def test_agent_registers_tool_call_and_subagent_projections_first() -> None:
     agent = agent_with()
-    assert list(agent.stream_transformers) == [ToolCallTransformer, SubagentTransformer]
+    assert list(agent.stream_transformers) == [ToolCallTransformer, _subagents()]
 
 
 def test_transformers_come_from_middleware_then_create_agent_each_once() -> None:
@@ -95,7 +102,7 @@ def test_transformers_come_from_middleware_then_create_agent_each_once() -> None
     agent = agent_with(Redacting(), instance, transformers=[MethodLog, Scrubber])
     assert list(agent.stream_transformers) == [
         ToolCallTransformer,
-        SubagentTransformer,
+        _subagents(),
         Scrubber,
         per_instance,
         MethodLog,
