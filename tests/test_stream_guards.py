@@ -627,3 +627,19 @@ def test_explain_shows_each_guards_stream_policy() -> None:
     text = str(explain([make_guard(), masker]))
     assert "guard [stream=buffer] [may jump to end]" in text
     assert "masker [stream=sliding window 40 chars]" in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_async_buffering_guard_streams_what_the_state_keeps(mode: str) -> None:
+    @after_model(stream="buffer", name="aguard")
+    async def aguard(state: AgentState) -> dict[str, Any] | None:
+        await asyncio.sleep(0)
+        last = _last_ai(state)
+        if last is None or not EMAIL.search(last.text):
+            return None
+        return {"messages": [last.model_copy(update={"content": redact(last.text)})]}
+
+    streamed = _from_messages_stream(run_messages(_agent(aguard), mode))
+    state = _agent(aguard).invoke(hi())
+    assert list(streamed.values()) == list(_ai_view(state["messages"]).values())
+    assert not any("@mail.com" in text for text, _ in streamed.values())
