@@ -41,6 +41,12 @@ EffectsMode = Literal["warn", "strict"]
 _BEHAVIOURS = frozenset({"handler.retry", "handler.skip", "interrupt"})
 """Effects on the call itself, not on shared data: they never conflict."""
 
+_MERGED = frozenset({"state.messages"})
+"""State every hook reads and whose writes a reducer merges (appends, or replaces by id)
+rather than overwrites: nearly every middleware touches it, so on its own it is no sign of
+an ordering problem, and warning about it would flag every stack (LangChain's built-ins
+included). Declare an order with ``outside=``/``inside=`` where it does matter."""
+
 
 class MiddlewareOrderError(ValueError):
     """The middleware order breaks a declared constraint; the message lists every problem."""
@@ -229,8 +235,8 @@ def _conflicts(
             a, b = decls[i], decls[j]
             if a is None or b is None or j in reach[i] or i in reach[j]:
                 continue
-            both = sorted((a.writes & b.writes) - _BEHAVIOURS)
-            read = sorted(((a.writes & b.reads) | (a.reads & b.writes)) - _BEHAVIOURS)
+            both = sorted((a.writes & b.writes) - _BEHAVIOURS - _MERGED)
+            read = sorted(((a.writes & b.reads) | (a.reads & b.writes)) - _BEHAVIOURS - _MERGED)
             if not both and not read:
                 continue
             outer, inner = members[i], members[j]

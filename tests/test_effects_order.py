@@ -349,6 +349,26 @@ def test_write_read_conflict_warns() -> None:
     assert "'writer' writes request.tools, which 'reader' reads" in text
 
 
+def test_the_merged_messages_channel_alone_is_no_conflict() -> None:
+    """Every hook reads ``messages`` and its reducer merges writes: no warning for it alone."""
+    assert (
+        build_warnings(
+            [
+                wrap("a", reads=["state.messages"], writes=["state.messages"]),
+                wrap("b", reads=["state.messages"], writes=["state.messages"]),
+            ]
+        )
+        == []
+    )
+    (text,) = build_warnings(
+        [
+            wrap("a", writes=["state.messages", "state.x"]),
+            wrap("b", writes=["state.messages", "state.x"]),
+        ]
+    )
+    assert "both write state.x," in text
+
+
 def test_a_constraint_even_through_others_silences_the_warning() -> None:
     a = wrap("a", writes=["state.x"], outside=["m"])
     m = wrap("m", outside=["b"])

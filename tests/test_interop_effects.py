@@ -100,3 +100,20 @@ def test_a_declared_langchain_class_is_watched(mode: str) -> None:
             agent.invoke(hi())
         else:
             asyncio.run(agent.ainvoke(hi()))
+
+
+def test_a_stack_of_langchain_built_ins_builds_without_order_warnings() -> None:
+    import warnings
+
+    from funcware import MiddlewareOrderWarning
+
+    stack = [
+        lc.ModelCallLimitMiddleware(run_limit=2),
+        lc.HumanInTheLoopMiddleware(interrupt_on={}),
+        lc.ToolCallLimitMiddleware(run_limit=3),
+        lc.ModelRetryMiddleware(),
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        create_agent(ScriptedChatModel(responses=["ok"]), [], middleware=stack)
+    assert [w for w in caught if issubclass(w.category, MiddlewareOrderWarning)] == []
