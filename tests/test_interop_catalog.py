@@ -5,6 +5,7 @@ reach (``AutoModeMiddleware``, ``ModelRouterMiddleware``, ``FilesystemFileSearch
 ``ShellToolMiddleware``, ``ProviderToolSearchMiddleware``) runs here the way LangChain's
 unit tests drive it: a scripted model, the middleware's own tools, and assertions on the
 final state, the messages, what the model and the decision model received, and the errors.
+``ToolCallLimitMiddleware``'s two exit behaviours are compared message for message.
 Every test runs on both ``funcware.create_agent`` and ``langchain.agents.create_agent``, so
 a difference between the two shows up as one side failing.
 
@@ -32,6 +33,7 @@ from funcware.testing import ScriptedChatModel
 lc_agents = require_langchain("langchain.agents")
 lc_mw = require_langchain("langchain.agents.middleware")
 decisions = require_langchain("langchain_core.decisions")
+lc_tcl = require_langchain("langchain.agents.middleware.tool_call_limit")
 
 SIDES = ["funcware", "langchain"]
 MODES = ["invoke", "ainvoke"]
@@ -523,3 +525,45 @@ def test_provider_tool_search_errors(side: str) -> None:
     with pytest.raises(ValueError, match="ProviderToolSearchMiddleware "):
         run(agent, "invoke")
     assert scripted.calls == []
+
+
+# --- ToolCallLimitMiddleware (deeper) -------------------------------------------------
+
+
+def limited_run(side: str, exit_behavior: str) -> tuple[list[str], dict[str, Any]]:
+    ran: list[str] = []
+
+    @tool
+    def search(q: str) -> str:
+        """Search."""
+        ran.append(q)
+        return f"hit {q}"
+
+    model = ScriptedChatModel(
+        responses=[
+            calls_tool(call("search", {"q": "a"}, "c1"), call("search", {"q": "b"}, "c2")),
+            "stopped",
+        ]
+    )
+    limit = lc_mw.ToolCallLimitMiddleware(
+        tool_name="search", run_limit=1, exit_behavior=exit_behavior
+    )
+    return ran, run(build(side, model, [search], middleware=[limit]), "invoke")
+
+
+def test_tool_call_limit_continue_matches_langchain() -> None:
+    outcomes = {}
+    for side in SIDES:
+        ran, result = limited_run(side, "continue")
+        assert ran == ["a"]
+        outcomes[side] = [
+            (type(m).__name__, m.content, getattr(m, "status", None)) for m in result["messages"]
+        ]
+    assert outcomes["funcware"] == outcomes["langchain"]
+    assert outcomes["funcware"][-1][1] == "stopped"
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_tool_call_limit_error_raises_langchains_error(side: str) -> None:
+    with pytest.raises(lc_tcl.ToolCallLimitExceededError):
+        limited_run(side, "error")
