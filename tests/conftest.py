@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import re
 import uuid
@@ -24,13 +23,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGenerationChunk
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
-from funcware.testing import ScriptedChatModel
+from funcware.compose.release import tool_call_chunks
+from funcware.testing import StreamingScriptedChatModel
 
 T = TypeVar("T")
 
@@ -191,31 +189,12 @@ def contents(messages: list[BaseMessage]) -> list[str]:
     return [m.text for m in messages]
 
 
-class StreamingScriptedModel(ScriptedChatModel):
-    """A ``ScriptedChatModel`` that streams: one chunk per word, then the tool calls."""
+class StreamingScriptedModel(StreamingScriptedChatModel):
+    """The kit's streaming scripted model, one chunk per word (and space), then tool calls."""
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
-        message = self._next(messages, kwargs).generations[0].message
-        assert isinstance(message, AIMessage)
+    def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
         for word in re.split(r"(\s)", message.text) if message.text else []:
-            yield ChatGenerationChunk(message=AIMessageChunk(content=word, id=message.id))
+            yield AIMessageChunk(content=word, id=message.id)
         if message.tool_calls:
-            chunks = [
-                {
-                    "name": call["name"],
-                    "args": json.dumps(call["args"]),
-                    "id": call["id"],
-                    "index": index,
-                    "type": "tool_call_chunk",
-                }
-                for index, call in enumerate(message.tool_calls)
-            ]
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(content="", id=message.id, tool_call_chunks=chunks)
-            )
+            calls = tool_call_chunks(message)
+            yield AIMessageChunk(content="", id=message.id, tool_call_chunks=calls)
