@@ -3,7 +3,9 @@
 Each recipe module has a docstring (what it does, when to use it, how to adapt it) and a
 ``demo()`` that runs it offline on ``ScriptedChatModel`` and returns ``(agent, state)``;
 a recipe may also define ``highlights(agent, state) -> list[str]``, lines the tour prints
-to show what it did.
+to show what it did. Every recipe's middleware declares its effects (``reads=``/``writes=``,
+and ordering constraints where its meaning depends on placement), and its demo keeps to
+them under ``effects="strict"``.
 ``python -m funcware.cookbook`` runs the tour; ``python -m funcware.cookbook NAME`` one.
 """
 

@@ -47,6 +47,8 @@ class ContentGuard(AgentMiddleware[AgentState]):
     """Replaces an answer that matches any of ``patterns`` with ``refusal``; ends the run."""
 
     stream = "buffer"  # hold the turn's tokens until this guard has decided
+    reads = ("state.messages",)
+    writes = ("state.messages",)
 
     def __init__(
         self,

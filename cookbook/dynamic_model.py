@@ -37,7 +37,7 @@ def use_large_model_when_long(
 ) -> AgentMiddleware[Any, Any, Any]:
     """A middleware that sends calls with ``threshold`` or more messages to ``large``."""
 
-    @wrap_model_call
+    @wrap_model_call(reads=["request.messages"], writes=["request.model"])
     def choose_model(
         request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any]:

@@ -45,7 +45,7 @@ def mask(text: str) -> str:
     return EMAIL.sub("[EMAIL]", text)
 
 
-@after_model(stream="buffer")
+@after_model(stream="buffer", reads=["state.messages"], writes=["state.messages"])
 def mask_answer(state: AgentState) -> dict[str, Any] | None:
     """Mask e-mail addresses in the model's answer; hold its tokens until then."""
     last = state["messages"][-1]
@@ -54,7 +54,8 @@ def mask_answer(state: AgentState) -> dict[str, Any] | None:
     return {"messages": [last.model_copy(update={"content": mask(last.text)})]}
 
 
-@after_model(stream=SlidingWindow(chars=32, check=mask))
+# The hook returns nothing, but its stream= check rewrites the answer the agent keeps.
+@after_model(stream=SlidingWindow(chars=32, check=mask), writes=["state.messages"])
 def mask_as_it_streams(state: AgentState) -> None:
     """funcware masks the answer as it streams; the state keeps what was streamed."""
     return None

@@ -65,6 +65,9 @@ class Decision(_DecisionType, total=False):
 class ApproveToolCalls(AgentMiddleware[AgentState]):
     """Interrupts the run for a human decision on each call to a tool in ``needs_approval``."""
 
+    reads = ("state.messages",)
+    writes = ("state.messages", "interrupt")
+
     def __init__(self, needs_approval: Collection[str]) -> None:
         self.needs_approval = frozenset(needs_approval)
 

@@ -11,7 +11,9 @@ module, so handlers, levels and formats are configured the usual way.
 
 Where it sits in the onion decides what it sees. ``compose(retry_once, log_model_call)``
 puts the retry outside the logger, so every attempt is logged; put the logger first to
-log one line per model call however many attempts it took.
+log one line per model call however many attempts it took. Both orders are useful, so
+neither layer declares one: they declare only what they touch (the logger reads, the retry
+may call its handler again), and nothing they touch conflicts.
 
 How to adapt: log at DEBUG and include ``request.messages[-1].text`` to see the content;
 add ``response.result[-1].usage_metadata`` for token counts; send the records to your
@@ -49,7 +51,7 @@ def _describe(response: ModelResponse[Any]) -> str:
     return f"text ({len(message.text)} chars)"
 
 
-@wrap_model_call
+@wrap_model_call(reads=["request.messages", "request.tools", "model.result"])
 def log_model_call(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:
@@ -68,7 +70,7 @@ def log_model_call(
     return response
 
 
-@wrap_model_call
+@wrap_model_call(writes=["handler.retry"])
 def retry_once(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:

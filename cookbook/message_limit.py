@@ -22,7 +22,7 @@ from funcware.testing import ScriptedChatModel
 MAX_MESSAGES = 4
 
 
-@before_model(can_jump_to=["end"])
+@before_model(can_jump_to=["end"], reads=["state.messages"], writes=["state.messages"])
 def message_limit(state: AgentState) -> dict[str, Any] | None:
     """Stop before the model once the history holds ``MAX_MESSAGES`` messages."""
     if len(state["messages"]) >= MAX_MESSAGES:

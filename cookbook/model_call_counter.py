@@ -31,6 +31,8 @@ class ModelCallCounter(AgentMiddleware[CallCountState]):
     """Counts model calls in ``model_calls``; remembers the history length privately."""
 
     state_schema = CallCountState
+    reads = ("state.model_calls", "state.messages")
+    writes = ("state.model_calls", "state.last_seen")
 
     def __init__(self, limit: int = 10) -> None:
         self.limit = limit

@@ -32,6 +32,8 @@ from funcware.testing import ScriptedChatModel
 class ModelFallback(AgentMiddleware[AgentState[Any], Any]):
     """Tries each fallback model, in order, when the model before it raises."""
 
+    writes = ("request.model", "handler.retry")
+
     def __init__(
         self,
         *fallbacks: BaseChatModel,

@@ -35,6 +35,8 @@ from funcware.testing import ScriptedChatModel
 class ModelRetry(AgentMiddleware[AgentState[Any], Any]):
     """Retries failed model calls with exponential backoff."""
 
+    writes = ("handler.retry",)
+
     def __init__(
         self,
         *,

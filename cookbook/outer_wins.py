@@ -11,7 +11,9 @@ layer's; on ``messages`` (which has the ``add_messages`` reducer) every layer's 
 is kept, in order — the model's answer, then the inner layer's note, then the outer's.
 ``compose(outer, inner)`` makes the nesting explicit: the first argument is outermost,
 exactly as in ``create_agent(middleware=[outer, inner])``. (LangChain applies such
-commands as separate writes, so two layers writing one plain key fail there.)
+commands as separate writes, so two layers writing one plain key fail there.) Since the
+order is the point, ``final_review`` declares ``outside=["quick_filter"]``: both write
+``state.verdict``, and a list with them the other way round is refused.
 
 How to adapt: give the key a reducer (``Annotated[list[str], operator.add]``) to keep
 every layer's value instead of the outer one. Messages a wrap layer adds come after the
@@ -49,7 +51,11 @@ def _answer_text(response: ModelResponse[Any]) -> str:
     return " ".join(m.text for m in response.result if isinstance(m, AIMessage))
 
 
-@wrap_model_call(state_schema=ReviewState)
+@wrap_model_call(
+    state_schema=ReviewState,
+    reads=["model.result"],
+    writes=["state.verdict", "state.messages"],
+)
 def quick_filter(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ExtendedModelResponse[Any]:
@@ -61,7 +67,12 @@ def quick_filter(
     return ExtendedModelResponse(response, Command(update={"verdict": verdict, "messages": [note]}))
 
 
-@wrap_model_call(state_schema=ReviewState)
+@wrap_model_call(
+    state_schema=ReviewState,
+    reads=["model.result"],
+    writes=["state.verdict", "state.messages"],
+    outside=["quick_filter"],  # the final word: its verdict must be the one kept
+)
 def final_review(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ExtendedModelResponse[Any]:

@@ -79,7 +79,7 @@ def _redact_message(message: M) -> M:
     return message if masked == content else message.model_copy(update={"content": masked})
 
 
-@wrap_model_call
+@wrap_model_call(reads=["request.messages"], writes=["request.messages"])
 def redact_model_input(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:
@@ -87,7 +87,7 @@ def redact_model_input(
     return handler(request.override(messages=[_redact_message(m) for m in request.messages]))
 
 
-@wrap_tool_call
+@wrap_tool_call(reads=["tool.result"], writes=["tool.result"])
 def redact_tool_output(
     request: ToolCallRequest,
     handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
@@ -99,7 +99,9 @@ def redact_tool_output(
     return result
 
 
-@wrap_model_call(stream=SlidingWindow(chars=64, check=redact))
+@wrap_model_call(
+    stream=SlidingWindow(chars=64, check=redact), reads=["model.result"], writes=["model.result"]
+)
 def redact_model_output(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:

@@ -51,7 +51,7 @@ def _blocks(content: str | list[str | dict[Any, Any]]) -> list[str | dict[Any, A
     ]
 
 
-@wrap_model_call
+@wrap_model_call(reads=["request.system_message"], writes=["request.system_message"])
 def cache_reference(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:

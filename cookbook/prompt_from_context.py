@@ -38,7 +38,7 @@ class UserContext:
     expertise: str = "beginner"
 
 
-@dynamic_prompt
+@dynamic_prompt(reads=["request.system_message"])  # and writes it, as every prompt does
 def prompt_from_context(request: ModelRequest[UserContext]) -> str:
     """The static prompt plus who the user is, in which language to answer, and how."""
     context = request.runtime.context

@@ -57,7 +57,7 @@ class Metrics:
 METRICS = Metrics()
 
 
-@after_model(on_error="continue")
+@after_model(on_error="continue", reads=["state.messages"])
 def record_latency(state: AgentState[Any]) -> None:
     """Send how many messages the conversation has; never fails the run."""
     METRICS.send("conversation.length", float(len(state["messages"])))
@@ -66,7 +66,7 @@ def record_latency(state: AgentState[Any]) -> None:
 BLOCKED = ("rm -rf",)
 
 
-@before_model(timeout=2.0)
+@before_model(timeout=2.0, reads=["state.messages"])
 def moderate(state: AgentState[Any]) -> None:
     """Refuse blocked requests; a hung check fails the run after two seconds."""
     time.sleep(0.01)  # stands in for the call to a moderation service
@@ -99,6 +99,8 @@ class SandboxScope(AgentMiddleware[SandboxState, Any]):
     """Opens a sandbox per run; closes it when the run ends, whether or not it failed."""
 
     state_schema = SandboxState
+    reads = ("state.sandbox",)
+    writes = ("state.sandbox",)
 
     def __init__(self) -> None:
         self.runs = 0

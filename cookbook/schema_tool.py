@@ -53,7 +53,7 @@ def _weather(city: str, unit: str = "celsius") -> str:
     return f"{celsius}°C and cloudy in {city}."
 
 
-@wrap_tool_call
+@wrap_tool_call(reads=["tool.args"], writes=["handler.skip"])
 def serve_weather(
     request: ToolCallRequest,
     handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],

@@ -66,7 +66,7 @@ class Caller:
     can_escalate: bool = False
 
 
-@wrap_model_call
+@wrap_model_call(writes=["request.response_format"])
 def outcomes_for_caller(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:
@@ -77,7 +77,7 @@ def outcomes_for_caller(
     return handler(request)
 
 
-@after_model(can_jump_to=["model"])
+@after_model(can_jump_to=["model"], reads=["state.structured_response"], writes=["state.messages"])
 def priority_policy(state: AgentState[Any]) -> dict[str, Any] | None:
     """Send a triage with a priority outside 1-3 back to the model with a correction."""
     answer = state.get("structured_response")

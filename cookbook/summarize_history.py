@@ -63,6 +63,9 @@ def transcript(messages: Sequence[AnyMessage]) -> str:
 class SummarizeHistory(AgentMiddleware[AgentState]):
     """Replaces all but the last ``keep_last`` messages with a summary past ``max_messages``."""
 
+    reads = ("state.messages",)
+    writes = ("state.messages",)
+
     def __init__(
         self, summarizer: BaseChatModel, max_messages: int = 20, keep_last: int = 6
     ) -> None:

@@ -39,6 +39,8 @@ class ToolCallLimit(AgentMiddleware[ToolCallLimitState, Any]):
     """Allows ``limit`` tool calls per run; refuses the rest (or ends the run)."""
 
     state_schema = ToolCallLimitState
+    reads = ("state.messages", "state.run_tool_calls")
+    writes = ("state.messages", "state.run_tool_calls")
 
     def __init__(self, limit: int, exit_behavior: Literal["continue", "end"] = "continue") -> None:
         self.limit = limit

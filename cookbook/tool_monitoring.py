@@ -52,6 +52,8 @@ class ToolCallRecord:
 class ToolMonitor(AgentMiddleware[AgentState[Any], Any]):
     """Records each tool call in ``records``: name, args, duration and status."""
 
+    reads = ("tool.args", "tool.result")  # it only looks: nothing it passes on is changed
+
     def __init__(self) -> None:
         self.records: list[ToolCallRecord] = []
         self._lock = threading.Lock()

@@ -37,6 +37,8 @@ from funcware.testing import ScriptedChatModel
 class ToolRetry(AgentMiddleware[AgentState[Any], Any]):
     """Retries failing tool calls; the final failure becomes an error ``ToolMessage``."""
 
+    writes = ("handler.retry", "tool.result")
+
     def __init__(
         self,
         *,

@@ -45,7 +45,11 @@ def _tool_name(tool: BaseTool | dict[str, Any]) -> str:
     return str(tool.get("function", tool).get("name", "?"))
 
 
-@wrap_model_call(state_schema=ToolsetState)
+@wrap_model_call(
+    state_schema=ToolsetState,
+    reads=["state.toolset", "request.tools"],
+    writes=["request.tools"],
+)
 def select_tools(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:

@@ -54,6 +54,8 @@ class UsageTracker(AgentMiddleware[UsageState]):
     """Adds every model answer's ``usage_metadata`` to the ``usage`` field of the state."""
 
     state_schema = UsageState
+    reads = ("state.usage", "model.result")
+    writes = ("state.usage",)
 
     def wrap_model_call(
         self,
