@@ -22,9 +22,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from funcware import ModelRequest, ModelResponse, wrap_model_call
-from funcware.compose.onion import build_async, build_sync
-from funcware.compose.results import MODEL_CALLS
-from funcware.compose.updates import NO_WRITES
+from funcware.compose.wraps.onion import build_async, build_sync
+from funcware.compose.wraps.results import MODEL_CALLS
+from funcware.compose.wraps.updates import NO_WRITES
 from funcware.hooks.middleware import hook_impls
 
 __all__ = ["LAYERS", "TARGET_NS", "main", "measure_onion"]

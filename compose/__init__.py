@@ -1,14 +1,14 @@
 """funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``."""
 
 from .agent import create_agent
-from .always import AlwaysRunGraph, run_error
 from .chain import ComposedMiddleware, compose
+from .effects.observe import UndeclaredEffectError
+from .effects.ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
 from .explain import Explanation, explain
-from .keys import UnknownStateKeyError
-from .nodes import InvalidJumpError
-from .observe import UndeclaredEffectError
-from .ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
-from .plan import BrokenStackError, DuplicateMiddlewareError
+from .graph.plan import BrokenStackError, DuplicateMiddlewareError
+from .steps.always import AlwaysRunGraph, run_error
+from .steps.keys import UnknownStateKeyError
+from .steps.nodes import InvalidJumpError
 
 __all__ = [
     "AlwaysRunGraph",

@@ -27,25 +27,25 @@ from langgraph.types import Checkpointer
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
 from funcware.hooks.wording import a
 
-from .always import with_always_run
-from .arguments import check_list, check_schema
+from .effects.ordering import EffectsMode, Order, check_choice
 from .explain import attach_plan
-from .model_node import ModelNode, ToolWrapper
-from .nodes import run_node, run_node_async
-from .options import resolve_model
-from .ordering import EffectsMode, Order, check_choice
-from .plan import AgentPlan
-from .routing import (
+from .graph.arguments import check_list, check_schema
+from .graph.options import resolve_model
+from .graph.plan import AgentPlan
+from .graph.routing import (
     Places,
     after_model_route,
     after_tools_route,
     jump_route,
     structured_retry_route,
 )
-from .runs import as_agent_graph
-from .schema import input_output_schemas
-from .stream_guard import StreamGuard, with_held_field
-from .streaming import agent_metadata, agent_transformers
+from .graph.schema import input_output_schemas
+from .steps.always import with_always_run
+from .steps.model_node import ModelNode, ToolWrapper
+from .steps.nodes import run_node, run_node_async
+from .steps.runs import as_agent_graph
+from .stream.stream_guard import StreamGuard, with_held_field
+from .stream.streaming import agent_metadata, agent_transformers
 from .structured import StructuredOutput
 
 __all__ = ["create_agent"]

@@ -30,15 +30,15 @@ from funcware.hooks.types import (
     ToolCallRequest,
 )
 
-from .arguments import member_problem
-from .nodes import run_node, run_node_async
-from .onion import build_async, build_sync
-from .ordering import Order, arrange, check_choice, enforce, united_declaration
-from .reducers import Reducer, current_reducers, fold, schema_reducers
-from .results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
-from .schema import merge_schemas
-from .streaming import member_transformers
-from .updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
+from .effects.ordering import Order, arrange, check_choice, enforce, united_declaration
+from .graph.arguments import member_problem
+from .graph.reducers import Reducer, current_reducers, fold, schema_reducers
+from .graph.schema import merge_schemas
+from .steps.nodes import run_node, run_node_async
+from .stream.streaming import member_transformers
+from .wraps.onion import build_async, build_sync
+from .wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
+from .wraps.updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
 
 __all__ = ["ComposedMiddleware", "compose", "flatten"]
 

@@ -21,10 +21,10 @@ from typing_extensions import get_type_hints
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 
-from .arguments import member_problem
-from .ordering import Conflict
-from .plan import AgentPlan
-from .schema import field_metadata, strip_required
+from .effects.ordering import Conflict
+from .graph.arguments import member_problem
+from .graph.plan import AgentPlan
+from .graph.schema import field_metadata, strip_required
 from .structured import describe_format
 
 __all__ = ["Explanation", "explain"]

@@ -20,7 +20,7 @@ from .compose import (
     explain,
     run_error,
 )
-from .compose.bridge import BridgeSettings, configure_bridge
+from .compose.threads.bridge import BridgeSettings, configure_bridge
 from .errors import (
     BrokenStackError,
     InvalidJumpError,

@@ -4,12 +4,12 @@
 ``funcware.compose`` attribute is the ``compose()`` function, not the subpackage.
 """
 
-from funcware.compose.keys import UnknownStateKeyError
-from funcware.compose.nodes import InvalidJumpError, UnknownNodeError
-from funcware.compose.observe import UndeclaredEffectError
-from funcware.compose.ordering import MiddlewareOrderError, MiddlewareOrderWarning
-from funcware.compose.pauses import MissingCheckpointerError
-from funcware.compose.plan import BrokenStackError
+from funcware.compose.effects.observe import UndeclaredEffectError
+from funcware.compose.effects.ordering import MiddlewareOrderError, MiddlewareOrderWarning
+from funcware.compose.graph.plan import BrokenStackError
+from funcware.compose.steps.keys import UnknownStateKeyError
+from funcware.compose.steps.nodes import InvalidJumpError, UnknownNodeError
+from funcware.compose.steps.pauses import MissingCheckpointerError
 
 __all__ = [
     "BrokenStackError",

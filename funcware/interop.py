@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict, get_type_hints
 
 from .compose import ComposedMiddleware, compose
-from .compose.bridge import runnable_config
+from .compose.threads.bridge import runnable_config
 from .hooks.lc_bridge import (
     from_lc_request,
     from_lc_result,

@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
-from funcware.compose.release import tool_call_chunks
+from funcware.compose.stream.release import tool_call_chunks
 from funcware.testing import StreamingScriptedChatModel
 
 T = TypeVar("T")

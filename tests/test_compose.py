@@ -34,8 +34,8 @@ from funcware import (
 )
 from funcware.compose import ComposedMiddleware, compose
 from funcware.compose import chain as chain_module
-from funcware.compose.nodes import InvalidJumpError
-from funcware.compose.schema import SchemaConflict
+from funcware.compose.graph.schema import SchemaConflict
+from funcware.compose.steps.nodes import InvalidJumpError
 from funcware.hooks import hook_impls
 
 HERE = os.path.basename(__file__)

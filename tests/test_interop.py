@@ -52,7 +52,7 @@ from funcware import (
     wrap_tool_call,
 )
 from funcware.compose import BrokenStackError, InvalidJumpError
-from funcware.compose.schema import input_output_schemas
+from funcware.compose.graph.schema import input_output_schemas
 from funcware.hooks.middleware import HOOKS, hook_impls
 from funcware.interop import to_langchain
 from funcware.testing import ScriptedChatModel

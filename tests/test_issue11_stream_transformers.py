@@ -17,7 +17,7 @@ from langgraph.stream import ProtocolEvent, StreamChannel, StreamTransformer
 from support import hi
 
 from funcware import AgentMiddleware, before_model, compose, create_agent
-from funcware.compose.subagents import AsyncSubagentRunStream, SubagentTransformer
+from funcware.compose.stream.subagents import AsyncSubagentRunStream, SubagentTransformer
 from funcware.testing import ScriptedChatModel
 
 pytestmark = pytest.mark.filterwarnings("ignore:The v3 streaming protocol")

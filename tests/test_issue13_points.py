@@ -33,7 +33,7 @@ from funcware import (
     create_agent,
     wrap_model_call,
 )
-from funcware.compose.bridge import bridge_threads
+from funcware.compose.threads.bridge import bridge_threads
 from funcware.hooks.wording import a, plural
 from funcware.testing import ScriptedChatModel
 

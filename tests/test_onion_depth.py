@@ -27,7 +27,7 @@ from funcware import (
     compose,
     wrap_model_call,
 )
-from funcware.compose import onion
+from funcware.compose.wraps import onion
 
 DEPTH_SCRIPT = textwrap.dedent(
     """

@@ -18,7 +18,7 @@ from support import Runner, call, calls_tool, hi
 from typing_extensions import TypedDict
 
 from funcware import after_model, create_agent, wrap_model_call, wrap_tool_call
-from funcware.compose.bridge import run_coroutine_sync
+from funcware.compose.threads.bridge import run_coroutine_sync
 from funcware.testing import ScriptedChatModel
 
 MODES = ["invoke", "ainvoke"]

@@ -21,7 +21,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose.keys import UnknownStateKeyError
+from funcware.compose.steps.keys import UnknownStateKeyError
 from funcware.testing import ScriptedChatModel
 
 MODES = ["invoke", "ainvoke"]

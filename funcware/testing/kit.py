@@ -18,13 +18,13 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from funcware.compose.bridge import run_coroutine_sync
-from funcware.compose.nodes import run_node, run_node_async
-from funcware.compose.observe import observed
-from funcware.compose.onion import CallKind, build_async, build_sync
-from funcware.compose.results import MODEL_CALLS, TOOL_CALLS, as_model_response
-from funcware.compose.schema import reducer_keys
-from funcware.compose.updates import NO_WRITES, as_update, merge_writes
+from funcware.compose.effects.observe import observed
+from funcware.compose.graph.schema import reducer_keys
+from funcware.compose.steps.nodes import run_node, run_node_async
+from funcware.compose.threads.bridge import run_coroutine_sync
+from funcware.compose.wraps.onion import CallKind, build_async, build_sync
+from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response
+from funcware.compose.wraps.updates import NO_WRITES, as_update, merge_writes
 from funcware.hooks.effects import declarations
 from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest

@@ -9,7 +9,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 
-from funcware.compose.release import tool_call_chunks
+from funcware.compose.stream.release import tool_call_chunks
 
 from .scripted import ScriptedChatModel
 

@@ -26,10 +26,10 @@ from funcware.hooks.middleware import (
 )
 from funcware.hooks.types import AgentState
 
+from ..chain import ComposedMiddleware, flatten
+from ..effects.observe import observed
+from ..effects.ordering import EffectsMode, Order, OrderReport, arrange, enforce
 from .arguments import tool_problem
-from .chain import ComposedMiddleware, flatten
-from .observe import observed
-from .ordering import EffectsMode, Order, OrderReport, arrange, enforce
 from .schema import merge_schemas, reducer_keys
 
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]

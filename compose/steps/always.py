@@ -32,8 +32,8 @@ from langgraph.runtime import Runtime
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.policies import RUN_RECORD, RunRecord
 
+from ..graph.plan import AgentPlan
 from .nodes import run_node, run_node_async
-from .plan import AgentPlan
 
 __all__ = ["AlwaysRunGraph", "run_error", "with_always_run"]
 

@@ -20,14 +20,14 @@ from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 from funcware.hooks.wording import a
 
-from .bridge import run_coroutine_sync, run_in_thread, runnable_config
+from ..stream.quiet import hidden_calls
+from ..threads.bridge import run_coroutine_sync, run_in_thread, runnable_config
+from ..wraps.results import returned
+from ..wraps.updates import update_writes
 from .failures import note_raised
 from .jumplog import record_jump
 from .keys import check_keys, written_keys
 from .pauses import refuse_unresumable
-from .quiet import hidden_calls
-from .results import returned
-from .updates import update_writes
 
 __all__ = [
     "InvalidJumpError",

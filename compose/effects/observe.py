@@ -25,7 +25,7 @@ from funcware.hooks.effects import REQUEST_FIELDS, Declaration
 from funcware.hooks.middleware import NODE_HOOKS, HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse
 
-from .keys import written_keys
+from ..steps.keys import written_keys
 
 __all__ = ["UndeclaredEffectError", "observed"]
 

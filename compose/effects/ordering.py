@@ -11,6 +11,7 @@ reads, with no constraint (direct or through others) deciding which goes first.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import funcware.hooks
 from funcware.hooks.effects import Declaration, declarations, ref_label, refers_to
 from funcware.hooks.middleware import origin
 
@@ -379,10 +381,18 @@ def united_declaration(members: Sequence[Any]) -> Declaration | None:
     )
 
 
+@functools.cache
+def _own_folders() -> tuple[str, ...]:
+    """funcware's folders, real paths: the package and the ``hooks``/``compose`` it links to."""
+    compose = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    hooks = os.path.dirname(os.path.realpath(funcware.hooks.__file__))
+    front = os.path.dirname(os.path.realpath(sys.modules["funcware"].__file__ or ""))
+    return tuple(os.path.join(d, "") for d in (compose, hooks, front))
+
+
 def _user_stacklevel() -> int:
     """The ``stacklevel`` pointing at the first caller outside funcware's own folders."""
-    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    inside = tuple(os.path.join(root, d) + os.sep for d in ("hooks", "compose", "funcware"))
+    inside = _own_folders()
     level, frame = 1, sys._getframe(1)
     while frame is not None and os.path.realpath(frame.f_code.co_filename).startswith(inside):
         level += 1

@@ -22,15 +22,15 @@ from langgraph.types import Command
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
 
-from .bridge import runnable_config
-from .onion import Outcome, build_async, build_sync
+from ..stream.quiet import agent_config, current_config, hidden_calls
+from ..stream.stream_guard import StreamGuard
+from ..structured import Call, StructuredOutput
+from ..threads.bridge import runnable_config
+from ..wraps.onion import Outcome, build_async, build_sync
+from ..wraps.results import model_calls, tool_calls
+from ..wraps.updates import NO_WRITES, Writes, merge_writes
 from .pauses import refuse_unresumable
-from .quiet import agent_config, current_config, hidden_calls
 from .repair import answer_invalid_tool_calls
-from .results import model_calls, tool_calls
-from .stream_guard import StreamGuard
-from .structured import Call, StructuredOutput
-from .updates import NO_WRITES, Writes, merge_writes
 
 __all__ = ["ModelNode", "ToolWrapper"]
 

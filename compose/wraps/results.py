@@ -12,7 +12,7 @@ from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
 from funcware.hooks.wording import a, returned
 
-from .keys import check_keys, written_keys
+from ..steps.keys import check_keys, written_keys
 from .onion import CallKind, Outcome
 from .updates import NO_WRITES, update_writes
 

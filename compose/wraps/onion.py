@@ -27,7 +27,7 @@ from typing import Any
 
 from funcware.hooks.middleware import HookImpl
 
-from .bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
+from ..threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
 from .chain_state import (
     AsyncPiece,
     Outcome,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from funcware.hooks.middleware import HookImpl
 
-from .failures import note_passed_through, note_raised
+from ..steps.failures import note_passed_through, note_raised
 from .updates import NO_WRITES, Writes
 
 if TYPE_CHECKING:
