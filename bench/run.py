@@ -291,6 +291,8 @@ def targets(table: dict[str, dict[str, Any]], derived: dict[str, Any]) -> list[d
     onion = table.get("onion_layers", {}).get("results", {}).get(FUNCWARE)
     if onion is not None and onion["status"] == "ok":
         for row in onion["details"][0]["rows"]:
+            if row["flavour"].startswith("async, new task"):
+                continue  # the cost of fresh stacks, shown beside the goal rows
             found.append(
                 _target(
                     f"onion's own cost per layer, {row['flavour']}, {row['layers']} layers (µs)",

@@ -231,3 +231,73 @@ async def test_a_long_async_onion_continues_on_fresh_stacks_in_order() -> None:
     result = await stack.awrap_model_call(_request(), answer)
     assert order == [*range(layers), *(-i for i in reversed(range(layers)))]
     assert _update(result) == {"k": 0}  # the outermost writer wins the plain key
+
+
+async def test_the_attempt_that_finishes_last_wins_also_when_it_started_second() -> None:
+    @wrap_model_call(name="race")
+    async def race(request: ModelRequest[Any], handler: Callable[..., Awaitable[Any]]) -> Any:
+        _first, second = await asyncio.gather(
+            handler(request.override(messages=[HumanMessage("first")])),
+            handler(request.override(messages=[HumanMessage("second")])),
+        )
+        return second
+
+    first_done = asyncio.Event()
+
+    @wrap_model_call(name="tag")
+    async def tag(request: ModelRequest[Any], handler: Callable[..., Awaitable[Any]]) -> Any:
+        text = request.messages[-1].content
+        response = await handler(request)
+        if text == "second":  # started while "first" ran; finishes after it
+            await first_done.wait()
+        else:
+            first_done.set()
+        return ExtendedModelResponse(response, Command(update={"tag": text}))
+
+    async def answer(request: ModelRequest[Any]) -> ModelResponse[Any]:
+        await asyncio.sleep(0)
+        return _answer(request)
+
+    stack = compose(race, tag, _writer("seen", lambda r: r.messages[-1].content))
+    for _ in range(3):
+        first_done.clear()
+        result = await stack.awrap_model_call(_request(), answer)
+        assert _update(result) == {"seen": "second", "tag": "second"}
+
+
+def test_a_stack_holds_as_many_layers_as_the_recursion_limit_has_room_for() -> None:
+    limit = sys.getrecursionlimit()
+    try:
+        for set_to, layers in [(1_000, 250), (400, 250), (3_000, 750), (10_000, 2_500)]:
+            sys.setrecursionlimit(set_to)
+            assert onion.stack_layers() == layers
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize(("limit", "tasks"), [(1_000, 3), (10_000, 1)])
+async def test_a_long_async_onion_starts_new_tasks_only_when_the_stack_is_full(
+    limit: int, tasks: int
+) -> None:
+    seen: list[object] = []
+
+    def layer(i: int) -> Any:
+        @wrap_model_call(name=f"t{i}")
+        async def wrap(request: ModelRequest[Any], handler: Callable[..., Awaitable[Any]]) -> Any:
+            seen.append(asyncio.current_task())
+            return await handler(request)
+
+        return wrap
+
+    async def answer(request: ModelRequest[Any]) -> ModelResponse[Any]:
+        return _answer(request)
+
+    stack = compose(*(layer(i) for i in range(600)))
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        await stack.awrap_model_call(_request(), answer)
+    finally:
+        sys.setrecursionlimit(before)
+    assert len(seen) == 600
+    assert len({id(task) for task in seen}) == tasks

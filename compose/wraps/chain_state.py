@@ -2,14 +2,17 @@
 
 The handler given to layer ``i`` calls layer ``i + 1`` itself (after the last layer, the
 piece inside the run), so a layer costs two stack frames. What one call needs besides
-(its tail, and what each handler's last attempt collected) lives in the chain: a call
-takes a free chain from the run's pool and gives it back when it returns, so building
-the handlers happens once, not on every call.
+(its tail, and the writes collected so far) lives in the chain: a call takes a free chain
+from the run's pool and gives it back when it returns, so building the handlers happens
+once, not on every call.
 
-``slots[i]`` holds the writes of the last finished attempt of handler ``i``: they are
-reset when it starts again (a retry forgets the attempt before) and when it fails. Two
-attempts of one handler that overlap (a layer that races its handler) each get their
-own chain for what lies inside, so they never mix; the last to finish wins.
+``chain.last`` holds the writes of what lies inside the handler that returned last: a
+handler clears it when it starts (so a retry forgets the attempt before, and a layer that
+does not call its handler passes nothing on), the innermost handler sets it, and each
+layer that returns a command adds its own on the way out; a failed attempt clears it.
+Each handler knows whether it is running; an attempt that starts while another attempt
+of the same handler runs (a layer that races its handler) gets its own chain for what
+lies inside, so the two never mix, and the last of them to finish wins.
 """
 
 from __future__ import annotations
@@ -45,15 +48,6 @@ KEEP_HANDLERS = 100_000
 """Free chains a run keeps: at most this many handlers in all (and at least 4 chains)."""
 
 
-class _InFlight(tuple):  # type: ignore[type-arg]
-    """The slot of a handler whose attempt is running: empty writes, told apart by identity."""
-
-    __slots__ = ()
-
-
-RUNNING: Writes = _InFlight()
-
-
 def tail_piece(request: Any, tail: Tail) -> Outcome:
     """The innermost piece of a sync onion: the tail itself."""
     return tail(request)
@@ -67,11 +61,13 @@ async def async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
 class _Chain:
     """One set of handlers for a run, and the state of the call using it."""
 
-    __slots__ = ("handlers", "shared", "slots", "tail")
+    __slots__ = ("handlers", "last", "running", "shared", "tail")
 
-    def __init__(self, count: int) -> None:
+    def __init__(self) -> None:
         self.handlers: list[Callable[[Any], Any]] = []
-        self.slots: list[Writes] = [NO_WRITES] * count
+        self.running: list[Callable[[], bool]] = []
+        """Per handler: whether an attempt of it is running on this chain."""
+        self.last: Writes = NO_WRITES
         self.tail: Any = None
         self.shared = False
         """Set when two attempts overlapped: a late one may still write, so never reuse."""
@@ -108,7 +104,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
     funcs: list[Callable[..., Any]] = [impl.sync for impl in impls]  # type: ignore[misc]
     assert funcs and all(func is not None for func in funcs)
     normalize, plain = kind.normalize, kind.plain
-    count, last = len(funcs), len(funcs) - 1
+    last = len(funcs) - 1
     direct = inner is tail_piece
 
     def overlapping(chain: _Chain, index: int, request: Any) -> Any:
@@ -117,64 +113,82 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
         try:
             return other.handlers[index](request)
         finally:
-            chain.slots[index] = other.slots[index]
+            if not chain.running[index]():
+                chain.last = other.last
             pool.give(other)
 
     def build() -> _Chain:
-        chain = _Chain(count)
-        slots = chain.slots
+        chain = _Chain()
 
-        def innermost(req: Any) -> Any:
-            if slots[last] is RUNNING:
-                return overlapping(chain, last, req)
-            slots[last] = RUNNING
-            try:
-                response, writes = chain.tail(req) if direct else inner(req, chain.tail)
-            except BaseException as exc:
-                slots[last] = NO_WRITES
-                note_passed_through(exc)
-                raise
-            slots[last] = writes
-            return response
+        def innermost_link() -> tuple[Callable[[Any], Any], Callable[[], bool]]:
+            running = False
 
-        def link(index: int, handler_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            def innermost(req: Any) -> Any:
+                nonlocal running
+                if running:
+                    return overlapping(chain, last, req)
+                running = True
+                try:
+                    response, writes = chain.tail(req) if direct else inner(req, chain.tail)
+                except BaseException as exc:
+                    running = False
+                    chain.last = NO_WRITES
+                    note_passed_through(exc)
+                    raise
+                running = False
+                chain.last = writes
+                return response
+
+            return innermost, lambda: running
+
+        def link(
+            index: int, handler_next: Callable[[Any], Any]
+        ) -> tuple[Callable[[Any], Any], Callable[[], bool]]:
             after = index + 1
             func, impl = funcs[after], impls[after]
+            running = False
 
             def handler(req: Any) -> Any:
-                if slots[index] is RUNNING:
+                nonlocal running
+                if running:
                     return overlapping(chain, index, req)
-                slots[index] = RUNNING
-                slots[after] = NO_WRITES
+                running = True
+                chain.last = NO_WRITES
                 try:
                     result = func(req, handler_next)
                 except BaseException as exc:
-                    slots[index] = NO_WRITES
+                    running = False
+                    chain.last = NO_WRITES
                     note_raised(exc, impl)
                     raise
+                running = False
                 if result.__class__ is plain:
-                    slots[index] = slots[after]
                     return result
                 response, own = normalize(result, impl)
-                slots[index] = _merged(slots[after], own)
+                chain.last = _merged(chain.last, own)
                 return response
 
-            return handler
+            return handler, lambda: running
 
-        handlers: list[Callable[[Any], Any]] = [innermost]
+        links = [innermost_link()]
         for index in reversed(range(last)):
-            handlers.append(link(index, handlers[-1]))
-        handlers.reverse()
-        chain.handlers = handlers
+            links.append(link(index, links[-1][0]))
+        links.reverse()
+        chain.handlers = [handler for handler, _ in links]
+        chain.running = [running for _, running in links]
         return chain
 
-    pool = _Pool(build, count)
+    pool = _Pool(build, len(funcs))
+    free, keep = pool.free, pool.keep
     first, first_impl = funcs[0], impls[0]
 
     def piece(request: Any, tail: Tail) -> Outcome:
-        chain = pool.take(tail)
-        slots = chain.slots
-        slots[0] = NO_WRITES
+        try:
+            chain = free.pop()
+        except IndexError:
+            chain = build()
+        chain.tail = tail
+        chain.last = NO_WRITES
         try:
             try:
                 result = first(request, chain.handlers[0])
@@ -182,11 +196,13 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                 note_raised(exc, first_impl)
                 raise
             if result.__class__ is plain:
-                return result, slots[0]
+                return result, chain.last
             response, own = normalize(result, first_impl)
-            return response, _merged(slots[0], own)
+            return response, _merged(chain.last, own)
         finally:
-            pool.give(chain)
+            chain.tail = None
+            if not chain.shared and len(free) < keep:
+                free.append(chain)
 
     return piece
 
@@ -200,7 +216,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
     funcs: list[Callable[..., Any]] = [impl.async_ for impl in impls]  # type: ignore[misc]
     assert funcs and all(func is not None for func in funcs)
     normalize, plain = kind.normalize, kind.plain
-    count, last = len(funcs), len(funcs) - 1
+    last = len(funcs) - 1
     direct = inner is async_tail_piece
 
     async def overlapping(chain: _Chain, index: int, request: Any) -> Any:
@@ -209,67 +225,85 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
         try:
             return await other.handlers[index](request)
         finally:
-            chain.slots[index] = other.slots[index]
+            if not chain.running[index]():
+                chain.last = other.last
             pool.give(other)
 
     def build() -> _Chain:
-        chain = _Chain(count)
-        slots = chain.slots
+        chain = _Chain()
 
-        async def innermost(req: Any) -> Any:
-            if slots[last] is RUNNING:
-                return await overlapping(chain, last, req)
-            slots[last] = RUNNING
-            try:
-                if direct:
-                    response, writes = await chain.tail(req)
-                else:
-                    response, writes = await inner(req, chain.tail)
-            except BaseException as exc:
-                slots[last] = NO_WRITES
-                note_passed_through(exc)
-                raise
-            slots[last] = writes
-            return response
+        def innermost_link() -> tuple[Callable[[Any], Any], Callable[[], bool]]:
+            running = False
 
-        def link(index: int, handler_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            async def innermost(req: Any) -> Any:
+                nonlocal running
+                if running:
+                    return await overlapping(chain, last, req)
+                running = True
+                try:
+                    if direct:
+                        response, writes = await chain.tail(req)
+                    else:
+                        response, writes = await inner(req, chain.tail)
+                except BaseException as exc:
+                    running = False
+                    chain.last = NO_WRITES
+                    note_passed_through(exc)
+                    raise
+                running = False
+                chain.last = writes
+                return response
+
+            return innermost, lambda: running
+
+        def link(
+            index: int, handler_next: Callable[[Any], Any]
+        ) -> tuple[Callable[[Any], Any], Callable[[], bool]]:
             after = index + 1
             func, impl = funcs[after], impls[after]
+            running = False
 
             async def handler(req: Any) -> Any:
-                if slots[index] is RUNNING:
+                nonlocal running
+                if running:
                     return await overlapping(chain, index, req)
-                slots[index] = RUNNING
-                slots[after] = NO_WRITES
+                running = True
+                chain.last = NO_WRITES
                 try:
                     result = await func(req, handler_next)
                 except BaseException as exc:
-                    slots[index] = NO_WRITES
+                    running = False
+                    chain.last = NO_WRITES
                     note_raised(exc, impl)
                     raise
+                running = False
                 if result.__class__ is plain:
-                    slots[index] = slots[after]
                     return result
                 response, own = normalize(result, impl)
-                slots[index] = _merged(slots[after], own)
+                chain.last = _merged(chain.last, own)
                 return response
 
-            return handler
+            return handler, lambda: running
 
-        handlers: list[Callable[[Any], Any]] = [innermost]
+        links = [innermost_link()]
         for index in reversed(range(last)):
-            handlers.append(link(index, handlers[-1]))
-        handlers.reverse()
-        chain.handlers = handlers
+            links.append(link(index, links[-1][0]))
+        links.reverse()
+        chain.handlers = [handler for handler, _ in links]
+        chain.running = [running for _, running in links]
         return chain
 
-    pool = _Pool(build, count)
+    pool = _Pool(build, len(funcs))
+    free, keep = pool.free, pool.keep
     first, first_impl = funcs[0], impls[0]
 
     async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        chain = pool.take(tail)
-        slots = chain.slots
-        slots[0] = NO_WRITES
+        try:
+            chain = free.pop()
+        except IndexError:
+            chain = build()
+        chain.tail = tail
+        chain.last = NO_WRITES
         try:
             try:
                 result = await first(request, chain.handlers[0])
@@ -277,10 +311,12 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                 note_raised(exc, first_impl)
                 raise
             if result.__class__ is plain:
-                return result, slots[0]
+                return result, chain.last
             response, own = normalize(result, first_impl)
-            return response, _merged(slots[0], own)
+            return response, _merged(chain.last, own)
         finally:
-            pool.give(chain)
+            chain.tail = None
+            if not chain.shared and len(free) < keep:
+                free.append(chain)
 
     return piece

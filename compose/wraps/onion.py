@@ -7,9 +7,9 @@ calls) is added to the writes collected from the last attempt of the layers insi
 
 A run of layers is a chain of handlers built once (see :mod:`.chain_state`); a call
 takes a free chain from the run's pool, so a layer costs two stack frames and no
-allocation. An async run longer than :data:`FRESH_STACK_EVERY` layers continues on a
-fresh task (a fresh stack) every that many layers, so its depth is not bounded by the
-recursion limit.
+allocation. An async run longer than the stack has room for continues on a fresh task (a
+fresh stack) every :func:`stack_layers` layers, so its depth is not bounded by the recursion
+limit; a shorter one never pays for a new task.
 
 Layers that have only the other flavour are bridged in runs: in a sync onion, a run of
 async-only layers runs on an event loop with an async handler around the sync rest; in an
@@ -20,6 +20,7 @@ drives the async rest on the caller's loop.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
@@ -38,10 +39,32 @@ from .chain_state import (
     tail_piece,
 )
 
-__all__ = ["FRESH_STACK_EVERY", "CallKind", "Outcome", "build_async", "build_sync"]
+__all__ = [
+    "FRAMES_PER_LAYER",
+    "FRESH_STACK_EVERY",
+    "CallKind",
+    "Outcome",
+    "build_async",
+    "build_sync",
+    "stack_layers",
+]
 
 FRESH_STACK_EVERY = 250
-"""Async layers per stack: beyond this many, the rest of the onion runs on a new task."""
+"""Async layers per stack at the default recursion limit, and the step between the places
+where a longer onion may continue on a new task."""
+
+FRAMES_PER_LAYER = 4
+"""Stack frames budgeted per async layer: the onion's two and two of the user's own."""
+
+
+def stack_layers() -> int:
+    """Async layers one stack holds at the current recursion limit (a multiple of 250).
+
+    Read when a call reaches a possible new stack, so a limit raised after the agent was
+    built is used too; 1000 (the default) gives 250.
+    """
+    room = sys.getrecursionlimit() // FRAMES_PER_LAYER
+    return max(FRESH_STACK_EVERY, room - room % FRESH_STACK_EVERY)
 
 
 @dataclass(frozen=True)
@@ -77,22 +100,29 @@ def _sync_run_in_async(run: Piece, inner: AsyncPiece) -> AsyncPiece:
     return piece
 
 
-def _on_fresh_stack(inner: AsyncPiece) -> AsyncPiece:
-    """``inner`` run as its own task: it starts on an empty stack (cancelled with ours)."""
+def _on_fresh_stack(inner: AsyncPiece, start: int) -> AsyncPiece:
+    """``inner`` (layers from ``start`` of its run on) as its own task when the stack is full.
+
+    The new task starts on an empty stack and is cancelled with ours. Where the recursion
+    limit leaves room for more layers, ``inner`` runs on the caller's stack: a new task
+    costs a turn of the event loop and suspending every layer above it.
+    """
 
     async def piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
+        if start % stack_layers():
+            return await inner(request, tail)
         return await asyncio.ensure_future(inner(request, tail))
 
     return piece
 
 
 def _async_runs(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
-    """Async layers ``impls`` around ``inner``, cut into stacks of FRESH_STACK_EVERY."""
+    """Async layers ``impls`` around ``inner``, in chains of FRESH_STACK_EVERY layers."""
     piece = inner
     starts = range(0, len(impls), FRESH_STACK_EVERY)
     for start in reversed(starts):
         if start + FRESH_STACK_EVERY < len(impls):
-            piece = _on_fresh_stack(piece)
+            piece = _on_fresh_stack(piece, start + FRESH_STACK_EVERY)
         piece = async_chain(impls[start : start + FRESH_STACK_EVERY], kind, piece)
     return piece
 
