@@ -12,8 +12,11 @@ What each part shows through the server's API:
 
 - ``context_schema=Caller``: every run passes ``context={"user_id": ..., "language": ...}``;
   the server checks it is an object, pydantic checks the fields when the run starts.
-- ``check_access`` (``before_agent``) raises for a blocked user: the run fails and the
-  client gets the server's error report.
+- ``check_access`` (``before_agent``) raises for a blocked user (``PermissionError``) or
+  an empty ``user_id`` (``ValueError``): the run fails and the client gets the server's
+  error report. ``langgraph.json`` sets ``FUNCWARE_ERROR_NOTES=message``, so funcware's
+  note (middleware, hook, file:line) is in the error's message and repr, which the server
+  passes on (the message only for the builtin types it deems safe, such as ``ValueError``).
 - ``personal_prompt`` (``dynamic_prompt``) writes the system prompt from the context.
 - ``report_progress`` (``before_model``) writes to the ``custom`` stream.
 - ``UsageCounter`` keeps a public state field (``model_calls``) and a private one
@@ -67,9 +70,11 @@ class UsageState(AgentState, total=False):
 
 @before_agent
 def check_access(state: AgentState, runtime: Runtime[Caller]) -> None:
-    """Refuse runs without a caller, and callers on the blocked list."""
+    """Refuse runs without a caller, a caller without a name, and blocked callers."""
     if runtime.context is None:
         raise ValueError("this agent needs a caller: pass context={'user_id': ...} to the run")
+    if not runtime.context.user_id.strip():
+        raise ValueError("user_id is empty: pass the caller's id as context={'user_id': ...}")
     if runtime.context.user_id in BLOCKED_USERS:
         raise PermissionError(f"user {runtime.context.user_id!r} may not use this assistant")
 

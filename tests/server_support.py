@@ -6,7 +6,8 @@ fails with the server's log if the process exits first. ``stop()`` ends the proc
 it started (SIGINT, then SIGKILL after a grace period) and is safe to call twice; it is also
 registered with ``atexit`` and, on Linux, the server is told to die with its parent, so an
 interrupted test run does not leave it behind. Nothing leaves the machine: analytics, the
-version check and tracing are switched off, and LangSmith/LangChain variables are not passed.
+version check and tracing are switched off, and LangSmith/LangChain variables are not passed;
+nor is ``FUNCWARE_ERROR_NOTES``, which the config's ``env`` sets (as a deployment would).
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ QUIET_ENV = {
     "LANGCHAIN_TRACING_V2": "false",
     "PYTHONUNBUFFERED": "1",
 }
+
+
+CONFIG_ENV = ("FUNCWARE_ERROR_NOTES",)
+"""Set by ``langgraph.json``'s ``env``, so not passed from the test's own environment."""
 
 
 def free_loopback_port() -> int:
@@ -99,7 +104,7 @@ class DevServer:
         env = {
             key: value
             for key, value in os.environ.items()
-            if not key.startswith(("LANGSMITH_", "LANGCHAIN_"))
+            if not key.startswith(("LANGSMITH_", "LANGCHAIN_")) and key not in CONFIG_ENV
         }
         env.update(QUIET_ENV)
         self._log = self.log_path.open("wb")

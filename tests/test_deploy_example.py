@@ -162,6 +162,18 @@ def test_example_context_is_validated_by_its_schema() -> None:
         example.agent.invoke(ask("hi"), context={"user_id": "ada", "language": "Klingon"})
     with pytest.raises(ValueError, match="this agent needs a caller"):
         example.agent.invoke(ask("hi"))
+    with pytest.raises(ValueError, match=r"^user_id is empty: pass the caller's id"):
+        example.agent.invoke(ask("hi"), context={"user_id": " "})
+
+
+def test_example_config_puts_the_notes_in_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = json.loads((DEPLOY / "langgraph.json").read_text(encoding="utf-8"))
+    assert config["env"] == {"FUNCWARE_ERROR_NOTES": "message"}
+    monkeypatch.setenv("FUNCWARE_ERROR_NOTES", config["env"]["FUNCWARE_ERROR_NOTES"])
+    with pytest.raises(PermissionError) as info:
+        example.agent.invoke(ask("hi"), context={"user_id": "mallory"})
+    note = info.value.__notes__[0]
+    assert str(info.value) == f"user 'mallory' may not use this assistant\n{note}"
 
 
 def test_readme_shows_the_deploy_config_as_it_is() -> None:

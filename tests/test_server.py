@@ -341,6 +341,13 @@ async def test_schema_endpoints_show_input_output_and_context(client: LangGraphC
 # -- errors -----------------------------------------------------------------------------------
 
 
+def the_note(hook: str) -> str:
+    """funcware's note for a hook of the example, as a pattern: middleware, hook, file:line."""
+    line = hook_line(example, hook)
+    where = rf"\S*deploy/(\./)?agent\.py:{line}\)"
+    return re.escape(f"raised in middleware {hook!r}, hook before_agent (defined at ") + where
+
+
 async def test_hook_error_reaches_the_client_as_the_server_reports_it(
     client: LangGraphClient, server: DevServer
 ) -> None:
@@ -355,16 +362,32 @@ async def test_hook_error_reaches_the_client_as_the_server_reports_it(
     )
     thread = await client.threads.get(thread_id)
     assert thread["status"] == "error"
-    # The failed task, in the thread's state: the node names the middleware and the hook.
+    # The failed task, in the thread's state: the node names the middleware and the hook,
+    # and the exception's repr carries funcware's note (langgraph.json sets
+    # FUNCWARE_ERROR_NOTES=message; the server started with it unset).
     (task,) = (await client.threads.get_state(thread_id))["tasks"]
     assert task["name"] == "check_access.before_agent"
-    assert task["error"] == "PermissionError(\"user 'mallory' may not use this assistant\")"
-    # funcware's note (middleware, hook, file:line) is in the traceback the server logs.
-    line = hook_line(example, "check_access")
-    note = "raised in middleware 'check_access', hook before_agent (defined at "
-    log = server.wait_for_log(note)
-    where = re.escape(note) + rf"\S*deploy/(\./)?agent\.py:{line}\)"
-    assert re.search(where, log), log[-3000:]
+    message = "user 'mallory' may not use this assistant"
+    expected = "PermissionError" + re.escape(f'("{message}\\n') + the_note("check_access") + '"\\)'
+    assert re.fullmatch(expected, task["error"]), task["error"]
+    # The note is in the traceback the server logs too.
+    log = server.wait_for_log("raised in middleware 'check_access', hook before_agent")
+    assert re.search(the_note("check_access"), log), log[-3000:]
+
+
+async def test_a_safe_builtin_error_streams_its_message_with_the_note(
+    client: LangGraphClient,
+) -> None:
+    thread_id = await new_thread(client)
+    events = await run(client, thread_id, context={"user_id": " "}, text="hi")
+
+    # A ValueError is on the server's list: its message reaches the client, note included.
+    event, error = events[-1]
+    assert event == "error" and error["error"] == "ValueError"
+    first = "user_id is empty: pass the caller's id as context={'user_id': ...}"
+    assert re.fullmatch(re.escape(first + "\n") + the_note("check_access"), error["message"])
+    (task,) = (await client.threads.get_state(thread_id))["tasks"]
+    assert task["error"].startswith("ValueError(") and "raised in middleware" in task["error"]
 
 
 async def test_bad_context_gets_the_servers_validation_error(client: LangGraphClient) -> None:
