@@ -33,6 +33,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
+from funcware.hooks import declarations
 from funcware.testing import ScriptedChatModel, arun_hook, run_hook
 from funcware.testing.kit import HookResult
 
@@ -347,3 +348,18 @@ async def test_arun_hook_is_strict_by_default() -> None:
     ok = decorated("wrap_tool_call", TOOL_CASES["handler.skip"], True, writes=["handler.skip"])
     result: HookResult = await arun_hook(ok, "wrap_tool_call")
     assert result.handler_calls == 0
+
+
+def test_a_composite_with_an_undeclared_member_is_undeclared_and_not_watched() -> None:
+    declared = wrap_model_call(name="declared", writes=[])(sync_layer(Plan()))
+    plain = wrap_model_call(name="plain")(sync_layer(MODEL_CASES["request.model"]))
+    mixed = compose(declared, plain)
+    assert declarations(mixed) is None
+    # the undeclared member is not held to what its neighbour declared
+    assert run_hook(mixed, "wrap_model_call", responses=["ok"]).handler_calls == 1
+    # with every member declared, the composite declares their union and is watched
+    honest = wrap_model_call(name="honest", writes=[])(sync_layer(MODEL_CASES["request.model"]))
+    whole = compose(declared, honest)
+    assert declarations(whole) is not None
+    with pytest.raises(UndeclaredEffectError, match=r"request\.model"):
+        run_hook(whole, "wrap_model_call", responses=["ok"])

@@ -352,14 +352,18 @@ def arrange(
 
 
 def united_declaration(members: Sequence[Any]) -> Declaration | None:
-    """What a composite of ``members`` declares: the union of theirs (``None`` if none did).
+    """What a composite of ``members`` declares: the union of theirs.
 
-    Constraints between members are settled inside the composite; only references to
-    middleware outside it are kept. A position is kept when every member that has one
-    agrees on it.
+    ``None`` (undeclared) unless every member declares: what an undeclared member does is
+    unknown, so a union without it would hold it to the others' effects. Constraints
+    between members are settled inside the composite; only references to middleware
+    outside it are kept. A position is kept when every member that has one agrees on it.
+    (Where a composite is flattened, as in ``create_agent``, each member is checked on its
+    own either way.)
     """
-    decls = [d for d in map(declarations, members) if d is not None]
-    if not decls:
+    found = [declarations(m) for m in members]
+    decls = [d for d in found if d is not None]
+    if not decls or len(decls) < len(found):
         return None
 
     def outer_refs(refs: Sequence[Any]) -> tuple[Any, ...]:
