@@ -17,17 +17,25 @@ import difflib
 import functools
 import inspect
 import sys
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from langchain_core.messages import SystemMessage
-from typing_extensions import ParamSpec
+from typing_extensions import ParamSpec, Unpack
 
-from .effects import ATTRS, Position, check_applies, declare
+from .effects import ATTRS, check_applies, declare
 from .injection import Injection, injection_for
 from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
+from .options import (
+    AfterAgentOptions,
+    AfterModelOptions,
+    HookOptions,
+    NodeOptions,
+    StateOptions,
+    WrapModelCallOptions,
+)
 from .policies import OnError, check_on_error, stash_options
-from .streaming import StreamPolicy, check_stream_policy
+from .streaming import check_stream_policy
 from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 from .wording import returned
 
@@ -152,20 +160,29 @@ def _unknown_option(decorator: str, key: str, allowed: Sequence[str], at: str) -
     )
 
 
-def _friendly(options_of: Callable[..., Any] | None = None) -> Callable[[F], F]:
+def _friendly(
+    options_of: Callable[..., Any] | None = None, only: type | None = None
+) -> Callable[[F], F]:
     """Check a public decorator's options before it runs, with messages that cite the caller.
 
     The allowed options are the keyword-only parameters of ``options_of`` (else of the
     decorator itself; node decorators use :func:`_lift`'s), so an option added there is
-    accepted here without more code.
+    accepted here without more code; ``only`` (a TypedDict of ``.options``) keeps those it
+    names, in ``options_of``'s order, and gives them its annotations.
     """
 
     def wrap(public: F) -> F:
         source = options_of or public
-        params = inspect.signature(source).parameters
+        params = dict(inspect.signature(source).parameters)
+        named: dict[str, Any] = dict(only.__annotations__) if only is not None else {}
         allowed = tuple(
-            n for n, p in params.items() if p.kind is p.KEYWORD_ONLY and n != "decorator"
+            n
+            for n, p in params.items()
+            if p.kind is p.KEYWORD_ONLY and n != "decorator" and (only is None or n in named)
         )
+        for n in named:
+            text = getattr(named[n], "__forward_arg__", named[n])
+            params[n] = params[n].replace(annotation=text)
         name = public.__name__
         own = inspect.signature(public).parameters.values()
         takes_function = any(p.kind is p.POSITIONAL_ONLY for p in own)
@@ -526,62 +543,43 @@ class Lifted(Protocol):
     def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 
 
-def _node_decorator(hook: HookName) -> Any:
-    def decorator(
-        func: object = None,
-        /,
-        *,
-        state_schema: object = None,
-        tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-        can_jump_to: Sequence[JumpTo] | None = None,
-        name: str | None = None,
-        **policies: Any,
-    ) -> Any:
+def _hook_decorator(
+    hook: HookName, adapter: Callable[[Callable[..., Any]], Callable[..., Any]], decorator: str
+) -> Any:
+    """The runtime body of one public decorator: lift bare, or take options and then lift."""
+
+    def decorate(func: object = None, /, **options: Any) -> Any:
         def lift(target: object) -> FunctionMiddleware[Any, Any]:
-            return _lift(
-                target,
-                hook,
-                lambda f: _node_adapter(f, hook),
-                decorator=hook,
-                state_schema=state_schema,
-                tools=tools,
-                can_jump_to=can_jump_to,
-                name=name,
-                **policies,
-            )
+            return _lift(target, hook, adapter, decorator=decorator, **options)
 
         return lift if func is None else lift(func)
 
-    return decorator
+    return decorate
+
+
+def _node_decorator(hook: HookName) -> Any:
+    return _hook_decorator(hook, lambda f: _node_adapter(f, hook), hook)
 
 
 _before_agent = _node_decorator("before_agent")
 _before_model = _node_decorator("before_model")
 _after_model = _node_decorator("after_model")
 _after_agent = _node_decorator("after_agent")
+_wrap_model_call = _hook_decorator(
+    "wrap_model_call", lambda f: _wrap_adapter(f, "wrap_model_call"), "wrap_model_call"
+)
+_wrap_tool_call = _hook_decorator(
+    "wrap_tool_call", lambda f: _wrap_adapter(f, "wrap_tool_call"), "wrap_tool_call"
+)
+_dynamic_prompt = _hook_decorator("wrap_model_call", _prompt_adapter, "dynamic_prompt")
+
+# The option lines below follow the order of the decorator's TypedDict in .options.
 
 
 @overload
 def before_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def before_agent(
-    func: None = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    can_jump_to: Sequence[JumpTo] | None = None,
-    name: str | None = None,
-    stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
+def before_agent(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
 @_friendly(_lift)
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
@@ -591,13 +589,18 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
     Use it bare (``@before_agent``) or with options (``@before_agent(name=...)``).
 
     Options:
-        name: the middleware's name (default: the function's); graph node ``"{name}.before_agent"``.
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        name: the middleware's name (default: the function's); node ``"{name}.before_agent"``.
+        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README).
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream_internal_calls: True shows model calls the hook makes itself in the message
+            stream (default: hidden).
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
 
     Example::
 
@@ -611,24 +614,7 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
 @overload
 def before_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def before_model(
-    func: None = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    can_jump_to: Sequence[JumpTo] | None = None,
-    name: str | None = None,
-    stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
+def before_model(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
 @_friendly(_lift)
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run before every model call.
@@ -638,13 +624,18 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
     Use it bare (``@before_model``) or with options (``@before_model(name=...)``).
 
     Options:
-        name: the middleware's name (default: the function's).
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        name: the middleware's name (default: the function's); node ``"{name}.before_model"``.
+        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README).
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream_internal_calls: True shows model calls the hook makes itself in the message
+            stream (default: hidden).
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
 
     Example::
 
@@ -658,25 +649,7 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
 @overload
 def after_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def after_model(
-    func: None = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    can_jump_to: Sequence[JumpTo] | None = None,
-    name: str | None = None,
-    stream: StreamPolicy = "pass",
-    stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
+def after_model(func: None = None, /, **options: Unpack[AfterModelOptions]) -> Lifted: ...
 @_friendly(_lift)
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run after every model call.
@@ -686,17 +659,20 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
     Use it bare (``@after_model``) or with options (``@after_model(name=...)``).
 
     Options:
-        name: the middleware's name (default: the function's); graph node ``"{name}.after_model"``.
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        name: the middleware's name (default: the function's); node ``"{name}.after_model"``.
+        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README).
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream_internal_calls: True shows model calls the hook makes itself in the message
+            stream (default: hidden).
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
         stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
             then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
-        stream_internal_calls: True shows model calls the hook makes itself in the user's
-            message stream (hidden by default).
 
     Example::
 
@@ -710,25 +686,7 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
 @overload
 def after_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def after_agent(
-    func: None = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    can_jump_to: Sequence[JumpTo] | None = None,
-    name: str | None = None,
-    stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    always: bool = False,
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
+def after_agent(func: None = None, /, **options: Unpack[AfterAgentOptions]) -> Lifted: ...
 @_friendly(_lift)
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
@@ -738,14 +696,19 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
     Use it bare (``@after_agent``) or with options (``@after_agent(name=...)``).
 
     Options:
-        name: the middleware's name (default: the function's).
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        name: the middleware's name (default: the function's); node ``"{name}.after_agent"``.
+        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README).
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
-        always: run it also when the run fails (see ``funcware.run_error``).
+        stream_internal_calls: True shows model calls the hook makes itself in the message
+            stream (default: hidden).
+        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
+        always: True runs it also when the run fails (see ``funcware.run_error``).
 
     Example::
 
@@ -759,43 +722,9 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
 @overload
 def wrap_model_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def wrap_model_call(
-    func: None = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    name: str | None = None,
-    stream: StreamPolicy = "pass",
-    stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
-@_friendly()
-def wrap_model_call(
-    func: Any = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    name: str | None = None,
-    stream: StreamPolicy = "pass",
-    stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Any:
+def wrap_model_call(func: None = None, /, **options: Unpack[WrapModelCallOptions]) -> Lifted: ...
+@_friendly(_lift, only=WrapModelCallOptions)
+def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
     ``handler(request)`` runs the inner layers and the model and returns a
@@ -805,19 +734,19 @@ def wrap_model_call(
 
     Options:
         name: the middleware's name (default: the function's).
+        timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
+            (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README).
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it writes.
         tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
+        stream_internal_calls: True shows model calls the hook makes itself in the message
+            stream (default: hidden).
         stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
             then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
-        stream_internal_calls: True shows model calls the hook makes itself in the user's
-            message stream (hidden by default).
-        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
-            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
-        outside, inside, requires, position: where it must sit (names or classes of other
-            middleware; ``"outermost"`` or ``"innermost"``).
 
     Example::
 
@@ -828,70 +757,15 @@ def wrap_model_call(
             except TimeoutError:
                 return handler(request.override(model_settings={"timeout": 60}))
     """
-    declared = _declared(
-        reads=reads,
-        writes=writes,
-        outside=outside,
-        inside=inside,
-        requires=requires,
-        position=position,
-    )
-
-    def lift(target: object) -> FunctionMiddleware[Any, Any]:
-        return _lift(
-            target,
-            "wrap_model_call",
-            lambda f: _wrap_adapter(f, "wrap_model_call"),
-            decorator="wrap_model_call",
-            state_schema=state_schema,
-            tools=tools,
-            name=name,
-            stream=stream,
-            stream_internal_calls=stream_internal_calls,
-            timeout=timeout,
-            on_error=on_error,
-            **declared,
-        )
-
-    return lift if func is None else lift(func)
+    return _wrap_model_call(func, **options)
 
 
 @overload
 def wrap_tool_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def wrap_tool_call(
-    func: None = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    name: str | None = None,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
-@_friendly()
-def wrap_tool_call(
-    func: Any = None,
-    /,
-    *,
-    state_schema: type[Any] | None = None,
-    tools: Sequence[BaseTool | dict[str, Any]] | None = None,
-    name: str | None = None,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Any:
+def wrap_tool_call(func: None = None, /, **options: Unpack[StateOptions]) -> Lifted: ...
+@_friendly(_lift, only=StateOptions)
+def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
     ``request.tool_call`` is the call (``name``, ``args``, ``id``); ``handler(request)``
@@ -900,15 +774,15 @@ def wrap_tool_call(
 
     Options:
         name: the middleware's name (default: the function's).
+        timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
+            (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README).
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent; a dict schema it serves itself.
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
-        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
-            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
-        outside, inside, requires, position: where it must sit (names or classes of other
-            middleware; ``"outermost"`` or ``"innermost"``).
 
     Example::
 
@@ -917,78 +791,29 @@ def wrap_tool_call(
             print("calling", request.tool_call["name"])
             return handler(request)
     """
-    declared = _declared(
-        reads=reads,
-        writes=writes,
-        outside=outside,
-        inside=inside,
-        requires=requires,
-        position=position,
-    )
-
-    def lift(target: object) -> FunctionMiddleware[Any, Any]:
-        return _lift(
-            target,
-            "wrap_tool_call",
-            lambda f: _wrap_adapter(f, "wrap_tool_call"),
-            decorator="wrap_tool_call",
-            state_schema=state_schema,
-            tools=tools,
-            name=name,
-            timeout=timeout,
-            on_error=on_error,
-            **declared,
-        )
-
-    return lift if func is None else lift(func)
+    return _wrap_tool_call(func, **options)
 
 
 @overload
 def dynamic_prompt(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def dynamic_prompt(
-    func: None = None,
-    /,
-    *,
-    name: str | None = None,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Lifted: ...
-@_friendly()
-def dynamic_prompt(
-    func: Any = None,
-    /,
-    *,
-    name: str | None = None,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    reads: Collection[str] | None = None,
-    writes: Collection[str] | None = None,
-    outside: Sequence[str | type] | None = None,
-    inside: Sequence[str | type] | None = None,
-    requires: Sequence[str | type] | None = None,
-    position: Position | None = None,
-) -> Any:
+def dynamic_prompt(func: None = None, /, **options: Unpack[HookOptions]) -> Lifted: ...
+@_friendly(_lift, only=HookOptions)
+def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
 
     Options:
         name: the middleware's name (default: the function's).
-        timeout: seconds the hook may take (a wrap: its layer and all inside it), else
-            ``HookTimeoutError``.
-        on_error: ``"continue"`` logs a failure and runs on without this middleware.
-        reads, writes: effect names it reads / has (``"state.<key>"``, ``"request.model"``,
-            ``"tool.args"``, ...; see ``funcware.hooks.effects``).
-        outside, inside, requires, position: where it must sit (names or classes of other
-            middleware; ``"outermost"`` or ``"innermost"``).
-            A declared prompt always writes ``request.system_message``.
+        timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
+            (default: no limit).
+        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
+        reads / writes: effect names it declares (see Order-safe composition in the README);
+            a declared prompt always writes ``request.system_message``.
+        outside / inside / requires: middleware (names or classes) it must sit outside of,
+            inside of, or have in the agent.
+        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
 
     Example::
 
@@ -996,25 +821,4 @@ def dynamic_prompt(
         def by_user(request):
             return f"You help {request.runtime.context.user_name}."
     """
-    declared = _declared(
-        reads=reads,
-        writes=writes,
-        outside=outside,
-        inside=inside,
-        requires=requires,
-        position=position,
-    )
-
-    def lift(target: object) -> FunctionMiddleware[Any, Any]:
-        return _lift(
-            target,
-            "wrap_model_call",
-            _prompt_adapter,
-            decorator="dynamic_prompt",
-            name=name,
-            timeout=timeout,
-            on_error=on_error,
-            **declared,
-        )
-
-    return lift if func is None else lift(func)
+    return _dynamic_prompt(func, **options)

@@ -24,6 +24,7 @@ from funcware import (
     ModelRequest,
     ModelResponse,
     ProviderStrategy,
+    SlidingWindow,
     StructuredOutputError,
     ToolCallRequest,
     ToolStrategy,
@@ -229,3 +230,61 @@ def narrow_format(
 
 def read_answer(state: AgentState[Answer]) -> Answer | None:
     return state.get("structured_response")
+
+
+# -- every option, typed once (hooks/options.py) ---------------------------------------
+
+
+@wrap_model_call(stream="buffer", writes=["request.model"], stream_internal_calls=True)
+def pick_model(
+    request: ModelRequest[None], handler: Callable[[ModelRequest[None]], ModelResponse[Any]]
+) -> ModelResponse[Any]:
+    return handler(request)
+
+
+@after_model(stream=SlidingWindow(chars=20, check=str.strip), reads=["state.messages"])
+def redact(state: MyState) -> None:
+    return None
+
+
+@after_agent(always=True, position="outermost", requires=[Counter])
+def report(state: MyState) -> None:
+    return None
+
+
+@before_agent(stream_internal_calls=True, outside=["guard"], inside=[Audited])
+def setup(state: MyState) -> None:
+    return None
+
+
+@wrap_tool_call(reads=["tool.args"], writes=["tool.result"], position="innermost")
+def observe_tool(
+    request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
+) -> ToolMessage | Command[Any]:
+    return handler(request)
+
+
+@dynamic_prompt(reads=["state.messages"], requires=["pick_model"])
+def declared_prompt(request: ModelRequest[None]) -> str:
+    return "Be brief."
+
+
+DECLARED: list[AgentMiddleware[Any, Any, Any]] = [
+    pick_model,
+    redact,
+    report,
+    setup,
+    observe_tool,
+    declared_prompt,
+]
+
+
+def rejected_options() -> None:
+    """Each option only where it applies, with its type (an unneeded ignore is an error)."""
+    wrap_model_call(stream="drop")  # type: ignore[call-overload]
+    wrap_tool_call(stream="buffer")  # type: ignore[call-overload]
+    before_model(stream="buffer")  # type: ignore[call-overload]
+    after_model(position="middle")  # type: ignore[call-overload]
+    dynamic_prompt(state_schema=MyState)  # type: ignore[call-overload]
+    wrap_model_call(can_jump_to=["end"])  # type: ignore[call-overload]
+    after_agent(always="yes")  # type: ignore[call-overload]
