@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall
+from langchain_core.tools import tool
 
 REQUIRE_LANGCHAIN = "FUNCWARE_REQUIRE_LANGCHAIN"
 
@@ -71,3 +72,17 @@ def require_langchain(module: str) -> ModuleType:
         "install the extra: pip install -e '.[langchain]'",
         pytrace=False,
     )
+
+
+@tool
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"value of {key}"
+
+
+class QuotaExceeded(Exception):
+    """A user's own exception type, with a field of its own."""
+
+    def __init__(self, message: str, remaining: int = 0) -> None:
+        super().__init__(message)
+        self.remaining = remaining

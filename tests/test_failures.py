@@ -16,7 +16,7 @@ from conftest import Driver, contents, tool_calls
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from support import hi
+from support import QuotaExceeded, hi, lookup
 
 from funcware import (
     AgentMiddleware,
@@ -36,20 +36,6 @@ from funcware.testing import ScriptedChatModel
 
 HERE = __file__
 Saver = BaseCheckpointSaver[Any]
-
-
-class QuotaExceeded(Exception):
-    """A user's own exception type, with a field of its own."""
-
-    def __init__(self, message: str, remaining: int = 0) -> None:
-        super().__init__(message)
-        self.remaining = remaining
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 @tool

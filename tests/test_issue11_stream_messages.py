@@ -7,9 +7,8 @@ from typing import Annotated, Any
 
 from conftest import contents, tool_calls
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
 from langgraph.types import Command
-from support import hi
+from support import hi, lookup
 from typing_extensions import NotRequired
 
 from funcware import (
@@ -27,12 +26,6 @@ from funcware.testing import ScriptedChatModel
 class Counted(AgentState):
     count: NotRequired[int]
     log: NotRequired[Annotated[list[str], operator.add]]
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 @wrap_model_call(state_schema=Counted)

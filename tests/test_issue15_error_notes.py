@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 from conftest import Driver, tool_calls
-from langchain_core.tools import tool
 from pydantic import BaseModel, ValidationError
-from support import hi
+from support import QuotaExceeded, hi, lookup
 
 from funcware import (
     AgentMiddleware,
@@ -38,20 +37,6 @@ from funcware.testing import ScriptedChatModel
 
 HERE = __file__
 ENV = "FUNCWARE_ERROR_NOTES"
-
-
-class QuotaExceeded(Exception):
-    """A user's own exception type, with a field of its own."""
-
-    def __init__(self, message: str, remaining: int = 0) -> None:
-        super().__init__(message)
-        self.remaining = remaining
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from conftest import Driver, contents, tool_calls
 from langchain_core.messages import HumanMessage, ToolMessage
-from langchain_core.tools import tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
+from support import lookup
 from typing_extensions import NotRequired
 
 from funcware import (
@@ -29,12 +29,6 @@ from funcware import (
 from funcware.testing import ScriptedChatModel
 
 Saver = BaseCheckpointSaver[Any]
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 def say(text: str) -> dict[str, Any]:

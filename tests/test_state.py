@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import pytest
 from conftest import Driver, tool_calls
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
 from langgraph.runtime import Runtime
+from support import lookup
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
 from funcware import (
@@ -35,12 +35,6 @@ from funcware.compose import BrokenStackError
 from funcware.testing import ScriptedChatModel
 
 HERE = os.path.basename(__file__)
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 def hi(**fields: Any) -> dict[str, Any]:

@@ -24,11 +24,11 @@ from langchain_core.messages import (
     HumanMessage,
     RemoveMessage,
 )
-from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
 from langgraph.graph.message import add_messages
 from langgraph.types import Command, interrupt
+from support import lookup
 
 from funcware import (
     AgentMiddleware,
@@ -68,12 +68,6 @@ class ChunkedModel(StreamingScriptedChatModel):
                 id=message.id,
                 tool_call_chunks=[{**rest, "index": whole["index"]}],  # type: ignore[list-item]
             )
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 def _last_ai(state: AgentState) -> AIMessage | None:

@@ -7,12 +7,11 @@ from typing import Any
 import pytest
 from conftest import Driver, StreamingScriptedModel, contents, tool_calls
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
-from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
-from support import hi
+from support import hi, lookup
 
 from funcware import (
     AgentMiddleware,
@@ -28,12 +27,6 @@ from funcware import (
     wrap_tool_call,
 )
 from funcware.testing import ScriptedChatModel
-
-
-@tool
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"value of {key}"
 
 
 def script() -> list[Any]:
