@@ -1,4 +1,11 @@
-"""funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``."""
+"""funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``.
+
+Here: ``agent`` (``create_agent``), ``chain`` (``compose``), ``explain``, ``structured``
+(structured output at run time). By job: ``graph`` (the plan, schemas, reducers, edges),
+``steps`` (running node hooks and the model and tool nodes), ``wraps`` (the onion),
+``stream`` (what an agent streams, and stream guards), ``effects`` (order checks and
+``effects="strict"``), ``threads`` (the sync/async bridge).
+"""
 
 from .agent import create_agent
 from .chain import ComposedMiddleware, compose
