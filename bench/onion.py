@@ -31,7 +31,6 @@ from funcware import ModelRequest, ModelResponse, wrap_model_call
 from funcware.compose.wraps import onion as onion_module
 from funcware.compose.wraps.onion import build_async, build_sync
 from funcware.compose.wraps.results import MODEL_CALLS
-from funcware.compose.wraps.updates import NO_WRITES
 from funcware.hooks.middleware import hook_impls
 
 __all__ = ["LAYERS", "TARGET_NS", "main", "measure_onion"]
@@ -120,7 +119,7 @@ def measure_onion(layers: int, *, is_async: bool, rounds: int = 40) -> dict[str,
         afloor = _floor_async(funcs)
 
         async def atail(r: Any) -> Any:
-            return RESPONSE, NO_WRITES
+            return RESPONSE
 
         async def both() -> None:
             assert (await aonion(request, atail))[0] is RESPONSE
@@ -135,7 +134,7 @@ def measure_onion(layers: int, *, is_async: bool, rounds: int = 40) -> dict[str,
         sfloor = _floor_sync([impl.sync for impl in impls])
 
         def tail(r: Any) -> Any:
-            return RESPONSE, NO_WRITES
+            return RESPONSE
 
         assert sonion(request, tail)[0] is RESPONSE
         assert sfloor(request) is RESPONSE

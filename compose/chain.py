@@ -34,11 +34,12 @@ from .effects.ordering import Order, arrange, check_choice, enforce, united_decl
 from .graph.arguments import member_problem
 from .graph.reducers import Reducer, current_reducers, fold, schema_reducers
 from .graph.schema import merge_schemas
+from .steps.failures import note_passed_through
 from .steps.nodes import run_node, run_node_async
 from .stream.streaming import member_transformers
 from .wraps.onion import build_async, build_sync
 from .wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
-from .wraps.updates import NO_WRITES, Writes, as_update, merge_writes, update_writes
+from .wraps.updates import Writes, as_update, merge_writes, update_writes
 
 __all__ = ["ComposedMiddleware", "compose", "flatten"]
 
@@ -152,9 +153,15 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     ) -> ModelCallResult[Any]:
         """Run the members' model wraps around ``handler``; merge their commands."""
         where = f"{self.name}.wrap_model_call"
-        response, writes = self._model_sync(
-            request, lambda r: (_base_response(handler(r), where), NO_WRITES)
-        )
+
+        def tail(r: ModelRequest[Any]) -> ModelResponse[Any]:
+            try:
+                return _base_response(handler(r), where)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
+
+        response, writes = self._model_sync(request, tail)
         return self._model_result(response, writes)
 
     async def awrap_model_call(
@@ -165,8 +172,12 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         """Async :meth:`wrap_model_call`."""
         where = f"{self.name}.awrap_model_call"
 
-        async def tail(r: ModelRequest[Any]) -> tuple[ModelResponse[Any], Writes]:
-            return _base_response(await handler(r), where), NO_WRITES
+        async def tail(r: ModelRequest[Any]) -> ModelResponse[Any]:
+            try:
+                return _base_response(await handler(r), where)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
 
         response, writes = await self._model_async(request, tail)
         return self._model_result(response, writes)
@@ -177,7 +188,15 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Run the members' tool wraps around ``handler``."""
-        result, _ = self._tool_sync(request, lambda r: (handler(r), NO_WRITES))
+
+        def tail(r: ToolCallRequest) -> ToolMessage | Command[Any]:
+            try:
+                return handler(r)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
+
+        result, _ = self._tool_sync(request, tail)
         return result  # type: ignore[no-any-return]
 
     async def awrap_tool_call(
@@ -187,8 +206,12 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
 
-        async def tail(r: ToolCallRequest) -> tuple[Any, Writes]:
-            return await handler(r), NO_WRITES
+        async def tail(r: ToolCallRequest) -> ToolMessage | Command[Any]:
+            try:
+                return await handler(r)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
 
         result, _ = await self._tool_async(request, tail)
         return result  # type: ignore[no-any-return]

@@ -26,9 +26,10 @@ from ..stream.quiet import agent_config, current_config, hidden_calls
 from ..stream.stream_guard import StreamGuard
 from ..structured import Call, StructuredOutput
 from ..threads.bridge import runnable_config
-from ..wraps.onion import Outcome, build_async, build_sync
+from ..wraps.onion import build_async, build_sync
 from ..wraps.results import model_calls, tool_calls
-from ..wraps.updates import NO_WRITES, Writes, merge_writes
+from ..wraps.updates import Writes, merge_writes
+from .failures import note_passed_through
 from .pauses import refuse_unresumable
 from .repair import answer_invalid_tool_calls
 
@@ -166,35 +167,46 @@ class ModelNode:
             messages.insert(0, request.system_message)
         return bound, messages, call
 
-    def _response(self, output: AIMessage, call: Call | None) -> Outcome:
+    def _response(self, output: AIMessage, call: Call | None) -> ModelResponse[Any]:
         if self.agent_name:
             output.name = self.agent_name
         if call is None:
-            return ModelResponse(result=[output]), NO_WRITES
+            return ModelResponse(result=[output])
         messages, structured = self.structured.handle(output, call.strategy)
-        return ModelResponse(result=messages, structured_response=structured), NO_WRITES
+        return ModelResponse(result=messages, structured_response=structured)
 
-    def call_model(self, request: ModelRequest[Any]) -> Outcome:
-        """The innermost handler: the model itself (as the stream guard says, if any)."""
-        bound, messages, call = self._prepare(request)
-        own = agent_config()
-        if self.guard is not None:
-            return self._response(self.guard.invoke(bound, messages, own), call)
-        if own is None:
-            return self._response(bound.invoke(messages), call)
-        with current_config(own):
-            return self._response(bound.invoke(messages), call)
+    def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
+        """The innermost handler: the model itself (as the stream guard says, if any).
 
-    async def acall_model(self, request: ModelRequest[Any]) -> Outcome:
+        What it raises is marked as passed through: no wrap layer gets its note.
+        """
+        try:
+            bound, messages, call = self._prepare(request)
+            own = agent_config()
+            if self.guard is not None:
+                return self._response(self.guard.invoke(bound, messages, own), call)
+            if own is None:
+                return self._response(bound.invoke(messages), call)
+            with current_config(own):
+                return self._response(bound.invoke(messages), call)
+        except BaseException as exc:
+            note_passed_through(exc)
+            raise
+
+    async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
-        bound, messages, call = self._prepare(request)
-        own = agent_config()
-        if self.guard is not None:
-            return self._response(await self.guard.ainvoke(bound, messages, own), call)
-        if own is None:
-            return self._response(await bound.ainvoke(messages), call)
-        with current_config(own):
-            return self._response(await bound.ainvoke(messages), call)
+        try:
+            bound, messages, call = self._prepare(request)
+            own = agent_config()
+            if self.guard is not None:
+                return self._response(await self.guard.ainvoke(bound, messages, own), call)
+            if own is None:
+                return self._response(await bound.ainvoke(messages), call)
+            with current_config(own):
+                return self._response(await bound.ainvoke(messages), call)
+        except BaseException as exc:
+            note_passed_through(exc)
+            raise
 
     def _update(
         self,
@@ -322,8 +334,12 @@ class ToolWrapper:
         refuse_unresumable(exc, config, f"the tool {request.tool_call['name']!r}")
 
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
-        def tail(req: ToolCallRequest) -> Outcome:
-            return self._unimplemented(req) or execute(req), NO_WRITES
+        def tail(req: ToolCallRequest) -> Any:
+            try:
+                return self._unimplemented(req) or execute(req)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
 
         try:
             return self._answered(request, self.onion(request, tail)[0])
@@ -334,8 +350,12 @@ class ToolWrapper:
     async def acall(self, request: ToolCallRequest, execute: Any) -> Any:
         """Async wrapper."""
 
-        async def tail(req: ToolCallRequest) -> Outcome:
-            return self._unimplemented(req) or await execute(req), NO_WRITES
+        async def tail(req: ToolCallRequest) -> Any:
+            try:
+                return self._unimplemented(req) or await execute(req)
+            except BaseException as exc:
+                note_passed_through(exc)
+                raise
 
         try:
             with runnable_config(getattr(request.runtime, "config", None)):

@@ -6,10 +6,16 @@ piece inside the run), so a layer costs two stack frames. What one call needs be
 from the run's pool and gives it back when it returns, so building the handlers happens
 once, not on every call.
 
+The tail (the model or the tool) returns its response and writes nothing, so the handler
+given to the last layer is the tail itself, looked up per call: no frame of ours stands
+between the last layer and the tail (a tail marks what it raises with
+:func:`~funcware.compose.steps.failures.note_passed_through`, so no layer is blamed for it).
+
 ``chain.last`` holds the writes of what lies inside the handler that returned last: a
 handler clears it when it starts (so a retry forgets the attempt before, and a layer that
-does not call its handler passes nothing on), the innermost handler sets it, and each
-layer that returns a command adds its own on the way out; a failed attempt clears it.
+does not call its handler passes nothing on), the piece inside the run (when it is not the
+tail) sets it, and each layer that returns a command adds its own on the way out; a failed
+attempt clears it.
 Each handler knows whether it is running; an attempt that starts while another attempt
 of the same handler runs (a layer that races its handler) gets its own chain for what
 lies inside, so the two never mix, and the last of them to finish wins.
@@ -30,31 +36,47 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncPiece",
+    "AsyncTail",
     "Outcome",
     "Piece",
+    "Tail",
     "async_chain",
+    "async_outcome_piece",
     "async_tail_piece",
+    "outcome_piece",
     "sync_chain",
     "tail_piece",
 ]
 
 Outcome = tuple[Any, Writes]
-Tail = Callable[[Any], Outcome]
-AsyncTail = Callable[[Any], Awaitable[Outcome]]
-Piece = Callable[[Any, Tail], Outcome]
-AsyncPiece = Callable[[Any, AsyncTail], Awaitable[Outcome]]
+Tail = Callable[[Any], Any]
+"""What lies inside the onion: takes the request, returns the response, writes nothing."""
+AsyncTail = Callable[[Any], Awaitable[Any]]
+Piece = Callable[[Any, Any], Outcome]
+"""Takes ``(request, tail)``; returns the outcome ``(response, writes)``."""
+AsyncPiece = Callable[[Any, Any], Awaitable[Outcome]]
 
 KEEP_HANDLERS = 100_000
 """Free chains a run keeps: at most this many handlers in all (and at least 4 chains)."""
 
 
 def tail_piece(request: Any, tail: Tail) -> Outcome:
-    """The innermost piece of a sync onion: the tail itself."""
-    return tail(request)
+    """The innermost piece of a sync onion: the tail itself, which writes nothing."""
+    return tail(request), NO_WRITES
 
 
 async def async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
     """The innermost piece of an async onion."""
+    return await tail(request), NO_WRITES
+
+
+def outcome_piece(request: Any, tail: Callable[[Any], Outcome]) -> Outcome:
+    """The innermost piece of a run bridged into an onion: its tail gives an outcome."""
+    return tail(request)
+
+
+async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
+    """The async :func:`outcome_piece`."""
     return await tail(request)
 
 
@@ -95,6 +117,11 @@ class _Pool:
             self.free.append(chain)
 
 
+def _never() -> bool:
+    """The running flag of a handler that keeps no state: overlapping calls cannot mix."""
+    return False
+
+
 def _merged(inside: Writes, own: Writes) -> Writes:
     return inside + own if own else inside
 
@@ -121,6 +148,10 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
         chain = _Chain()
 
         def innermost_link() -> tuple[Callable[[Any], Any], Callable[[], bool]]:
+            if direct:
+                # The tail itself: it writes nothing and marks what it raises.
+                return lambda req: chain.tail(req), _never
+
             running = False
 
             def innermost(req: Any) -> Any:
@@ -129,7 +160,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                     return overlapping(chain, last, req)
                 running = True
                 try:
-                    response, writes = chain.tail(req) if direct else inner(req, chain.tail)
+                    response, writes = inner(req, chain.tail)
                 except BaseException as exc:
                     running = False
                     chain.last = NO_WRITES
@@ -233,6 +264,10 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
         chain = _Chain()
 
         def innermost_link() -> tuple[Callable[[Any], Any], Callable[[], bool]]:
+            if direct:
+                # The tail's own coroutine, awaited by the last layer: no frame of ours.
+                return lambda req: chain.tail(req), _never
+
             running = False
 
             async def innermost(req: Any) -> Any:
@@ -241,10 +276,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                     return await overlapping(chain, last, req)
                 running = True
                 try:
-                    if direct:
-                        response, writes = await chain.tail(req)
-                    else:
-                        response, writes = await inner(req, chain.tail)
+                    response, writes = await inner(req, chain.tail)
                 except BaseException as exc:
                     running = False
                     chain.last = NO_WRITES

@@ -1,7 +1,10 @@
 """The onion: wrap hooks folded into one call, first hook outermost, built once.
 
 A *piece* takes ``(request, tail)`` and returns an outcome ``(response, writes)``; ``tail``
-runs whatever lies inside the onion (the model or the tool). Each layer's ``handler`` is
+runs whatever lies inside the onion (the model or the tool) and returns its response; it
+writes nothing, and it marks what it raises as passed through
+(:func:`~funcware.compose.steps.failures.note_passed_through`), so that no layer gets the
+note of an error it only passed on. Each layer's ``handler`` is
 the rest of the onion; it returns only the response, and the layer's own command (model
 calls) is added to the writes collected from the last attempt of the layers inside it.
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -31,10 +34,14 @@ from funcware.hooks.middleware import HookImpl
 from ..threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
 from .chain_state import (
     AsyncPiece,
+    AsyncTail,
     Outcome,
     Piece,
+    Tail,
     async_chain,
+    async_outcome_piece,
     async_tail_piece,
+    outcome_piece,
     sync_chain,
     tail_piece,
 )
@@ -79,7 +86,9 @@ class CallKind:
 
 
 def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
-    def piece(request: Any, tail: Callable[[Any], Outcome]) -> Outcome:
+    """A run built around :func:`async_outcome_piece`, on an event loop, around ``inner``."""
+
+    def piece(request: Any, tail: Tail) -> Outcome:
         async def async_tail(req: Any) -> Outcome:
             return inner(req, tail)
 
@@ -89,7 +98,9 @@ def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
 
 
 def _sync_run_in_async(run: Piece, inner: AsyncPiece) -> AsyncPiece:
-    async def piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
+    """A run built around :func:`outcome_piece`, on a worker thread, around ``inner``."""
+
+    async def piece(request: Any, tail: AsyncTail) -> Outcome:
         loop = asyncio.get_running_loop()
 
         def sync_tail(req: Any) -> Outcome:
@@ -108,7 +119,7 @@ def _on_fresh_stack(inner: AsyncPiece, start: int) -> AsyncPiece:
     costs a turn of the event loop and suspending every layer above it.
     """
 
-    async def piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
+    async def piece(request: Any, tail: AsyncTail) -> Outcome:
         if start % stack_layers():
             return await inner(request, tail)
         return await asyncio.ensure_future(inner(request, tail))
@@ -141,7 +152,7 @@ def build_sync(impls: Sequence[HookImpl], kind: CallKind) -> Piece:
         if native:
             piece = sync_chain(run, kind, piece)
         else:
-            piece = _async_run_in_sync(_async_runs(run, kind, async_tail_piece), piece)
+            piece = _async_run_in_sync(_async_runs(run, kind, async_outcome_piece), piece)
     return piece
 
 
@@ -152,5 +163,5 @@ def build_async(impls: Sequence[HookImpl], kind: CallKind) -> AsyncPiece:
         if native:
             piece = _async_runs(run, kind, piece)
         else:
-            piece = _sync_run_in_async(sync_chain(run, kind, tail_piece), piece)
+            piece = _sync_run_in_async(sync_chain(run, kind, outcome_piece), piece)
     return piece

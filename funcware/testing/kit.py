@@ -20,11 +20,12 @@ from langgraph.types import Command
 
 from funcware.compose.effects.observe import observed
 from funcware.compose.graph.schema import reducer_keys
+from funcware.compose.steps.failures import note_passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.threads.bridge import run_coroutine_sync
 from funcware.compose.wraps.onion import CallKind, build_async, build_sync
 from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response
-from funcware.compose.wraps.updates import NO_WRITES, as_update, merge_writes
+from funcware.compose.wraps.updates import as_update, merge_writes
 from funcware.hooks.effects import declarations
 from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
@@ -79,13 +80,17 @@ class _ScriptedHandler:
         self.handler = handler
         self.requests: list[Any] = []
 
-    def tail(self, request: Any) -> tuple[Any, Any]:
-        """The innermost handler of a sync onion: the scripted answer, no writes."""
-        return self.answer(request), NO_WRITES
+    def tail(self, request: Any) -> Any:
+        """The innermost handler of an onion: the scripted answer (marked if it raises)."""
+        try:
+            return self.answer(request)
+        except BaseException as exc:
+            note_passed_through(exc)
+            raise
 
-    async def atail(self, request: Any) -> tuple[Any, Any]:
+    async def atail(self, request: Any) -> Any:
         """The innermost handler of an async onion."""
-        return self.answer(request), NO_WRITES
+        return self.tail(request)
 
     def answer(self, request: Any) -> Any:
         self.requests.append(request)
