@@ -184,6 +184,36 @@ def test_a_wrap_model_call_exception_gets_one_note_through_every_layer(
     assert len(model.calls) == (1 if after_handler else 0)
 
 
+def bad_value_model(name: str, flavour: str) -> AgentMiddleware[Any, Any, Any]:
+    """A model wrap that calls its handler, then returns what no model wrap may."""
+
+    def sync(request: ModelRequest[Any], handler: Any) -> Any:
+        return (handler(request), "extra")
+
+    async def async_(request: ModelRequest[Any], handler: Any) -> Any:
+        return (await handler(request), "extra")
+
+    return wrap_model_call(name=name)(sync if flavour == "sync" else async_)
+
+
+@pytest.mark.parametrize("flavours", LAYERS)
+@pytest.mark.parametrize("depth", [0, 1, 2], ids=["outer", "middle", "inner"])
+def test_a_layer_that_returns_a_bad_value_is_the_one_noted(
+    driver: Driver, flavours: tuple[str, ...], depth: int
+) -> None:
+    names = ["outer", "middle", "inner"]
+    layers = [
+        bad_value_model(name, flavour) if index == depth else passthrough_model(name, flavour)
+        for index, (name, flavour) in enumerate(zip(names, flavours, strict=True))
+    ]
+    exc = fails(driver, create_agent(ScriptedChatModel(responses=["ok"]), middleware=layers))
+
+    assert type(exc) is TypeError
+    assert str(exc).startswith(f"middleware {names[depth]!r}, hook wrap_model_call (defined at ")
+    assert "returned a tuple" in str(exc)
+    assert_noted_once(exc, names[depth], "wrap_model_call")
+
+
 def passthrough_tool(name: str, flavour: str) -> AgentMiddleware[Any, Any, Any]:
     def sync(request: ToolCallRequest, handler: Any) -> Any:
         return handler(request)

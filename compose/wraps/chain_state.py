@@ -187,17 +187,18 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                 chain.last = NO_WRITES
                 try:
                     result = func(req, handler_next)
+                    running = False
+                    if result.__class__ is plain:
+                        return result
+                    # Checked inside the try: a bad value is noted as this layer's.
+                    response, own = normalize(result, impl)
+                    chain.last = _merged(chain.last, own)
+                    return response
                 except BaseException as exc:
                     running = False
                     chain.last = NO_WRITES
                     note_raised(exc, impl)
                     raise
-                running = False
-                if result.__class__ is plain:
-                    return result
-                response, own = normalize(result, impl)
-                chain.last = _merged(chain.last, own)
-                return response
 
             return handler, lambda: running
 
@@ -223,13 +224,13 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
         try:
             try:
                 result = first(request, chain.handlers[0])
+                if result.__class__ is plain:
+                    return result, chain.last
+                response, own = normalize(result, first_impl)
+                return response, _merged(chain.last, own)
             except BaseException as exc:
                 note_raised(exc, first_impl)
                 raise
-            if result.__class__ is plain:
-                return result, chain.last
-            response, own = normalize(result, first_impl)
-            return response, _merged(chain.last, own)
         finally:
             chain.tail = None
             if not chain.shared and len(free) < keep:
@@ -303,17 +304,18 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                 chain.last = NO_WRITES
                 try:
                     result = await func(req, handler_next)
+                    running = False
+                    if result.__class__ is plain:
+                        return result
+                    # Checked inside the try: a bad value is noted as this layer's.
+                    response, own = normalize(result, impl)
+                    chain.last = _merged(chain.last, own)
+                    return response
                 except BaseException as exc:
                     running = False
                     chain.last = NO_WRITES
                     note_raised(exc, impl)
                     raise
-                running = False
-                if result.__class__ is plain:
-                    return result
-                response, own = normalize(result, impl)
-                chain.last = _merged(chain.last, own)
-                return response
 
             return handler, lambda: running
 
@@ -339,13 +341,13 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
         try:
             try:
                 result = await first(request, chain.handlers[0])
+                if result.__class__ is plain:
+                    return result, chain.last
+                response, own = normalize(result, first_impl)
+                return response, _merged(chain.last, own)
             except BaseException as exc:
                 note_raised(exc, first_impl)
                 raise
-            if result.__class__ is plain:
-                return result, chain.last
-            response, own = normalize(result, first_impl)
-            return response, _merged(chain.last, own)
         finally:
             chain.tail = None
             if not chain.shared and len(free) < keep:
