@@ -67,3 +67,20 @@ def test_quick_mode_runs_each_kind_of_new_dimension_for_funcware(tmp_path: Path)
     targets = {t["target"]: t for t in data["targets"]}
     assert "opt_defaults: funcware median / opt_decorated" in targets
     assert "| options |" in done.stdout and "| concurrency |" in done.stdout
+
+
+def test_the_onion_bench_reports_every_row_and_the_bare_coroutine_chain() -> None:
+    onion = RUN.parent / "onion.py"
+    done = subprocess.run(
+        [sys.executable, str(onion), "--quick"], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines()[2:]]
+    flavours = [(cells[0].strip(), cells[1].strip()) for cells in rows]
+    sizes = ("10", "100", "1000")
+    assert flavours[:6] == [(f, n) for f in ("sync", "async") for n in sizes]
+    for cells in rows:
+        per_layer, bare = cells[5].strip(), cells[7].strip()
+        assert per_layer.endswith(" µs")
+        # Only async onions hold a coroutine of their own per layer.
+        assert bare.endswith(" µs") if cells[0].strip().startswith("async") else bare == ""
