@@ -75,7 +75,10 @@ class HookTimeoutError(TimeoutError):
         self.timeout = timeout
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.middleware, self.hook, self.where, self.timeout))
+        # Rebuilt from its fields, then given back what was added to it since: its notes
+        # and its message as it now stands (FUNCWARE_ERROR_NOTES=message appends the note).
+        state = {**self.__dict__, "args": self.args}
+        return (type(self), (self.middleware, self.hook, self.where, self.timeout), state)
 
 
 def check_timeout(value: object, source: str) -> float | None:

@@ -9,6 +9,7 @@ allow 10 % + 50 ms, so they hold on a loaded machine.
 from __future__ import annotations
 
 import asyncio
+import pickle
 import threading
 import time
 from collections.abc import Iterator
@@ -117,6 +118,34 @@ def test_an_async_node_hook_is_cancelled_at_its_deadline(driver: Driver, how: st
     error, elapsed = _timed_failure(driver, agent, how)
     assert EARLIEST <= elapsed < BOUND
     assert error.hook == "before_model" and cancelled == [True]
+
+
+@pytest.mark.parametrize("notes", ["note", "message"])
+def test_a_deadline_error_keeps_its_note_and_message_through_pickle(
+    driver: Driver, notes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FUNCWARE_ERROR_NOTES", notes)
+
+    @before_model(timeout=LIMIT)
+    async def sleeps(state: Any) -> None:
+        _started()
+        await asyncio.sleep(SLEEP)
+
+    agent = create_agent(ScriptedChatModel(responses=["never"]), middleware=[sleeps])
+    error, _ = _timed_failure(driver, agent, "invoke")
+    copy = pickle.loads(pickle.dumps(error))
+
+    assert type(copy) is HookTimeoutError
+    assert (copy.middleware, copy.hook, copy.where, copy.timeout) == (
+        error.middleware,
+        error.hook,
+        error.where,
+        error.timeout,
+    )
+    assert str(copy) == str(error)
+    assert copy.__notes__ == error.__notes__
+    assert any(n.startswith("raised in middleware 'sleeps'") for n in copy.__notes__)
+    assert ("raised in middleware 'sleeps'" in str(copy)) is (notes == "message")
 
 
 def test_a_hook_within_its_deadline_is_untouched(driver: Driver) -> None:
