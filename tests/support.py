@@ -12,7 +12,22 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall
 from langchain_core.tools import tool
 
+from funcware import after_agent, after_model, before_agent, before_model
+
 REQUIRE_LANGCHAIN = "FUNCWARE_REQUIRE_LANGCHAIN"
+
+NODE_DECORATORS: dict[str, Any] = {
+    "before_agent": before_agent,
+    "before_model": before_model,
+    "after_model": after_model,
+    "after_agent": after_agent,
+}
+"""The four node-hook decorators by hook name."""
+
+
+def funcware_notes(exc: BaseException) -> list[str]:
+    """The notes on ``exc`` other than langgraph's own ("During task with name ...")."""
+    return [n for n in getattr(exc, "__notes__", []) if not n.startswith("During task ")]
 
 
 def hi() -> dict[str, Any]:

@@ -16,16 +16,14 @@ from conftest import Driver, contents, tool_calls
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from support import QuotaExceeded, hi, lookup
+from support import NODE_DECORATORS, QuotaExceeded, funcware_notes, hi, lookup
 
 from funcware import (
     AgentMiddleware,
     ModelRequest,
     ModelResponse,
     ToolCallRequest,
-    after_agent,
     after_model,
-    before_agent,
     before_model,
     compose,
     create_agent,
@@ -48,11 +46,6 @@ def one_tool_call() -> list[Any]:
     return [tool_calls(("lookup", {"key": "k"})), "done"]
 
 
-def funcware_notes(exc: BaseException) -> list[str]:
-    """The notes on ``exc`` other than langgraph's own ("During task with name ...")."""
-    return [n for n in getattr(exc, "__notes__", []) if not n.startswith("During task ")]
-
-
 def fails(driver: Driver, agent: Any, config: Any = None) -> Exception:
     with pytest.raises(Exception) as error:
         driver.invoke(agent, hi(), config)
@@ -67,14 +60,6 @@ def assert_noted_once(exc: BaseException, name: str, hook: str) -> None:
 
 
 # -- node hooks ---------------------------------------------------------------------
-
-
-NODE_DECORATORS = {
-    "before_agent": before_agent,
-    "before_model": before_model,
-    "after_model": after_model,
-    "after_agent": after_agent,
-}
 
 
 def failing_node_hook(hook: str, flavour: str) -> AgentMiddleware[Any, Any, Any]:

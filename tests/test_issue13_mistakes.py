@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.errors import GraphRecursionError
 from langgraph.types import Command, interrupt
+from support import NODE_DECORATORS
 
 from funcware import (
     AgentMiddleware,
@@ -30,9 +31,7 @@ from funcware import (
     ModelResponse,
     UnknownNodeError,
     UnknownStateKeyError,
-    after_agent,
     after_model,
-    before_agent,
     before_model,
     compose,
     create_agent,
@@ -45,12 +44,6 @@ from funcware import (
 from funcware.testing import ScriptedChatModel
 
 NODE_HOOKS = ("before_agent", "before_model", "after_model", "after_agent")
-NODE_DECORATORS: dict[str, Any] = {
-    "before_agent": before_agent,
-    "before_model": before_model,
-    "after_model": after_model,
-    "after_agent": after_agent,
-}
 ALL_DECORATORS: dict[str, Any] = {
     **NODE_DECORATORS,
     "wrap_model_call": wrap_model_call,

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import Driver, tool_calls
 from pydantic import BaseModel, ValidationError
-from support import QuotaExceeded, hi, lookup
+from support import NODE_DECORATORS, QuotaExceeded, funcware_notes, hi, lookup
 
 from funcware import (
     AgentMiddleware,
@@ -25,9 +25,6 @@ from funcware import (
     ModelRequest,
     ModelResponse,
     ToolCallRequest,
-    after_agent,
-    after_model,
-    before_agent,
     before_model,
     create_agent,
     wrap_model_call,
@@ -50,10 +47,6 @@ def fails(driver: Driver, agent: Any) -> Exception:
     return error.value
 
 
-def funcware_notes(exc: BaseException) -> list[str]:
-    return [n for n in getattr(exc, "__notes__", []) if not n.startswith("During task ")]
-
-
 def the_note(exc: BaseException, name: str, hook: str) -> str:
     """The one funcware note on ``exc``, checked to name ``name``, ``hook`` and this file."""
     (note,) = funcware_notes(exc)
@@ -70,13 +63,6 @@ def assert_in_message(exc: BaseException, message: str, name: str, hook: str) ->
 
 
 # -- node hooks ---------------------------------------------------------------------------
-
-NODE_DECORATORS = {
-    "before_agent": before_agent,
-    "before_model": before_model,
-    "after_model": after_model,
-    "after_agent": after_agent,
-}
 
 
 def failing_node_hook(hook: str, flavour: str, exc: Exception) -> AgentMiddleware[Any, Any, Any]:
