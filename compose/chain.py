@@ -34,7 +34,7 @@ from .effects.ordering import Order, arrange, check_choice, enforce, united_decl
 from .graph.arguments import member_problem
 from .graph.reducers import Reducer, current_reducers, fold, schema_reducers
 from .graph.schema import merge_schemas
-from .steps.failures import note_passed_through
+from .steps.failures import passed_through
 from .steps.nodes import run_node, run_node_async
 from .stream.streaming import member_transformers
 from .wraps.onion import build_async, build_sync
@@ -155,11 +155,8 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         where = f"{self.name}.wrap_model_call"
 
         def tail(r: ModelRequest[Any]) -> ModelResponse[Any]:
-            try:
+            with passed_through:
                 return _base_response(handler(r), where)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
 
         response, writes = self._model_sync(request, tail)
         return self._model_result(response, writes)
@@ -173,11 +170,8 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         where = f"{self.name}.awrap_model_call"
 
         async def tail(r: ModelRequest[Any]) -> ModelResponse[Any]:
-            try:
+            with passed_through:
                 return _base_response(await handler(r), where)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
 
         response, writes = await self._model_async(request, tail)
         return self._model_result(response, writes)
@@ -190,11 +184,8 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         """Run the members' tool wraps around ``handler``."""
 
         def tail(r: ToolCallRequest) -> ToolMessage | Command[Any]:
-            try:
+            with passed_through:
                 return handler(r)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
 
         result, _ = self._tool_sync(request, tail)
         return result  # type: ignore[no-any-return]
@@ -207,11 +198,8 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         """Async :meth:`wrap_tool_call`."""
 
         async def tail(r: ToolCallRequest) -> ToolMessage | Command[Any]:
-            try:
+            with passed_through:
                 return await handler(r)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
 
         result, _ = await self._tool_async(request, tail)
         return result  # type: ignore[no-any-return]

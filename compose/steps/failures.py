@@ -31,7 +31,13 @@ from funcware.hooks.middleware import HookImpl
 
 from .pauses import mark_interrupter
 
-__all__ = ["ERROR_NOTES_ENV", "ERROR_NOTES_MODES", "note_passed_through", "note_raised"]
+__all__ = [
+    "ERROR_NOTES_ENV",
+    "ERROR_NOTES_MODES",
+    "note_passed_through",
+    "note_raised",
+    "passed_through",
+]
 
 ERROR_NOTES_ENV = "FUNCWARE_ERROR_NOTES"
 """The environment variable that says where a hook's failure note goes."""
@@ -45,6 +51,23 @@ def note_passed_through(exc: BaseException) -> None:
     """Mark ``exc`` as having come out of a ``handler``: outer layers did not raise it."""
     with contextlib.suppress(AttributeError):  # exceptions that refuse attributes
         setattr(exc, _PASSED, True)
+
+
+class _PassedThrough:
+    """``with passed_through:`` marks what its block raises as passed through; it keeps no
+    state, so one instance serves every thread and task."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, traceback: object) -> None:
+        if exc is not None:  # returning None lets it propagate
+            note_passed_through(exc)
+
+
+passed_through = _PassedThrough()
+"""Wraps an onion's tail (the model, the tool, a composite's handler): no layer is noted
+for what the tail raises."""
 
 
 def note_raised(exc: BaseException, impl: HookImpl) -> None:

@@ -29,7 +29,7 @@ from ..threads.bridge import runnable_config
 from ..wraps.onion import build_async, build_sync
 from ..wraps.results import model_calls, tool_calls
 from ..wraps.updates import Writes, merge_writes
-from .failures import note_passed_through
+from .failures import passed_through
 from .pauses import refuse_unresumable
 from .repair import answer_invalid_tool_calls
 
@@ -180,7 +180,7 @@ class ModelNode:
 
         What it raises is marked as passed through: no wrap layer gets its note.
         """
-        try:
+        with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
             if self.guard is not None:
@@ -189,13 +189,10 @@ class ModelNode:
                 return self._response(bound.invoke(messages), call)
             with current_config(own):
                 return self._response(bound.invoke(messages), call)
-        except BaseException as exc:
-            note_passed_through(exc)
-            raise
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
-        try:
+        with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
             if self.guard is not None:
@@ -204,9 +201,6 @@ class ModelNode:
                 return self._response(await bound.ainvoke(messages), call)
             with current_config(own):
                 return self._response(await bound.ainvoke(messages), call)
-        except BaseException as exc:
-            note_passed_through(exc)
-            raise
 
     def _update(
         self,
@@ -335,11 +329,8 @@ class ToolWrapper:
 
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
         def tail(req: ToolCallRequest) -> Any:
-            try:
+            with passed_through:
                 return self._unimplemented(req) or execute(req)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
 
         try:
             return self._answered(request, self.onion(request, tail)[0])
@@ -351,11 +342,8 @@ class ToolWrapper:
         """Async wrapper."""
 
         async def tail(req: ToolCallRequest) -> Any:
-            try:
+            with passed_through:
                 return self._unimplemented(req) or await execute(req)
-            except BaseException as exc:
-                note_passed_through(exc)
-                raise
 
         try:
             with runnable_config(getattr(request.runtime, "config", None)):

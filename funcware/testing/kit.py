@@ -20,7 +20,7 @@ from langgraph.types import Command
 
 from funcware.compose.effects.observe import observed
 from funcware.compose.graph.schema import reducer_keys
-from funcware.compose.steps.failures import note_passed_through
+from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.threads.bridge import run_coroutine_sync
 from funcware.compose.wraps.onion import CallKind, build_async, build_sync
@@ -82,11 +82,8 @@ class _ScriptedHandler:
 
     def tail(self, request: Any) -> Any:
         """The innermost handler of an onion: the scripted answer (marked if it raises)."""
-        try:
+        with passed_through:
             return self.answer(request)
-        except BaseException as exc:
-            note_passed_through(exc)
-            raise
 
     async def atail(self, request: Any) -> Any:
         """The innermost handler of an async onion."""
