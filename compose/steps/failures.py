@@ -34,6 +34,7 @@ from .pauses import mark_interrupter
 __all__ = [
     "ERROR_NOTES_ENV",
     "ERROR_NOTES_MODES",
+    "is_passed_through",
     "note_passed_through",
     "note_raised",
     "passed_through",
@@ -51,6 +52,11 @@ def note_passed_through(exc: BaseException) -> None:
     """Mark ``exc`` as having come out of a ``handler``: outer layers did not raise it."""
     with contextlib.suppress(AttributeError):  # exceptions that refuse attributes
         setattr(exc, _PASSED, True)
+
+
+def is_passed_through(exc: BaseException) -> bool:
+    """Whether ``exc`` is marked: noted already, or raised by a tail."""
+    return bool(getattr(exc, _PASSED, False))
 
 
 class _PassedThrough:

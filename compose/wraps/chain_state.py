@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from funcware.hooks.middleware import HookImpl
 
-from ..steps.failures import note_passed_through, note_raised
+from ..steps.failures import is_passed_through, note_passed_through, note_raised
+from .proofs import deepest_layer, handler_argument, passes_through
 from .updates import NO_WRITES, Writes
 
 if TYPE_CHECKING:
@@ -126,11 +127,52 @@ def _merged(inside: Writes, own: Writes) -> Writes:
     return inside + own if own else inside
 
 
+class _Proofs:
+    """Which layers of a run are proven (:mod:`.proofs`), and noting a failure's layer.
+
+    ``through[i]`` is the last layer of the proven run right inside layer ``i`` (``i``
+    itself when layer ``i + 1`` is checked or ``i`` is the last): an error that comes out
+    of layer ``i`` unnoted was raised by one of layers ``i..through[i]``.
+    """
+
+    def __init__(
+        self,
+        impls: Sequence[HookImpl],
+        funcs: list[Callable[..., Any]],
+        kind: CallKind,
+        *,
+        is_async: bool,
+    ) -> None:
+        self.impls = impls
+        self.proven = [
+            kind.proves and index > 0 and passes_through(func, is_async=is_async)
+            for index, func in enumerate(funcs)
+        ]
+        self.codes: dict[Any, str] = {}
+        for func, proven in zip(funcs, self.proven, strict=True):
+            argument = handler_argument(func) if proven else None
+            if argument is not None:
+                self.codes[getattr(func, "__func__", func).__code__] = argument
+        self.through = list(range(len(funcs)))
+        for index in reversed(range(len(funcs) - 1)):
+            if self.proven[index + 1]:
+                self.through[index] = self.through[index + 1]
+
+    def note(self, exc: BaseException, handlers: list[Callable[[Any], Any]], at: int) -> None:
+        """Note ``exc``, which came out of layer ``at``, as raised by the layer that did."""
+        stop = self.through[at]
+        if stop > at and not is_passed_through(exc):
+            at = deepest_layer(exc, handlers, self.codes, at, stop)
+        note_raised(exc, self.impls[at])
+
+
 def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece:
     """Sync layers ``impls`` (first outermost) around ``inner``, as one piece."""
     funcs: list[Callable[..., Any]] = [impl.sync for impl in impls]  # type: ignore[misc]
     assert funcs and all(func is not None for func in funcs)
     normalize, plain = kind.normalize, kind.plain
+    proofs = _Proofs(impls, funcs, kind, is_async=False)
+    proven = proofs.proven
     last = len(funcs) - 1
     direct = inner is tail_piece
 
@@ -177,6 +219,9 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
         ) -> tuple[Callable[[Any], Any], Callable[[], bool]]:
             after = index + 1
             func, impl = funcs[after], impls[after]
+            if proven[after]:
+                # Its result is its handler's, checked already: call it, nothing else.
+                return lambda req: func(req, handler_next), _never
             running = False
 
             def handler(req: Any) -> Any:
@@ -197,7 +242,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                 except BaseException as exc:
                     running = False
                     chain.last = NO_WRITES
-                    note_raised(exc, impl)
+                    proofs.note(exc, chain.handlers, after)
                     raise
 
             return handler, lambda: running
@@ -229,7 +274,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                 response, own = normalize(result, first_impl)
                 return response, _merged(chain.last, own)
             except BaseException as exc:
-                note_raised(exc, first_impl)
+                proofs.note(exc, chain.handlers, 0)
                 raise
         finally:
             chain.tail = None
@@ -248,6 +293,8 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
     funcs: list[Callable[..., Any]] = [impl.async_ for impl in impls]  # type: ignore[misc]
     assert funcs and all(func is not None for func in funcs)
     normalize, plain = kind.normalize, kind.plain
+    proofs = _Proofs(impls, funcs, kind, is_async=True)
+    proven = proofs.proven
     last = len(funcs) - 1
     direct = inner is async_tail_piece
 
@@ -294,6 +341,9 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
         ) -> tuple[Callable[[Any], Any], Callable[[], bool]]:
             after = index + 1
             func, impl = funcs[after], impls[after]
+            if proven[after]:
+                # Its result is its handler's, checked already: call it, nothing else.
+                return lambda req: func(req, handler_next), _never
             running = False
 
             async def handler(req: Any) -> Any:
@@ -314,7 +364,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                 except BaseException as exc:
                     running = False
                     chain.last = NO_WRITES
-                    note_raised(exc, impl)
+                    proofs.note(exc, chain.handlers, after)
                     raise
 
             return handler, lambda: running
@@ -346,7 +396,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                 response, own = normalize(result, first_impl)
                 return response, _merged(chain.last, own)
             except BaseException as exc:
-                note_raised(exc, first_impl)
+                proofs.note(exc, chain.handlers, 0)
                 raise
         finally:
             chain.tail = None

@@ -83,6 +83,9 @@ class CallKind:
     """Check a layer's return value; give its response and its own writes."""
     plain: type | None = None
     """Results of exactly this type pass unchecked, with no writes (the fast path)."""
+    proves: bool = False
+    """Whether layers proven to return their handler's result run with no handler frame of
+    the onion's own (:mod:`.proofs`): sound when every tail returns a checked result."""
 
 
 def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
