@@ -47,6 +47,10 @@ async def alogged(request: Any, handler: AHandler) -> Any:
     return response
 
 
+async def apositional(request: Any, handler: AHandler, /) -> Any:
+    return await handler(request)
+
+
 async def aretry_without_try(request: Any, handler: AHandler) -> Any:
     first = await handler(request)
     if first.result[0].content == "again":
@@ -79,6 +83,7 @@ def factory() -> Callable[..., Any]:
         (aplain, True),
         (alogged, True),
         (aretry_without_try, True),
+        (apositional, True),
         (Methods().wrap_model_call, False),
         (Methods().awrap_model_call, True),
         (factory(), True),

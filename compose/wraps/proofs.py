@@ -136,16 +136,10 @@ def _call_of(expr: ast.expr | None, handler: str, is_async: bool) -> bool:
         if not isinstance(expr, ast.Await):
             return False
         expr = expr.value
-    return (
-        isinstance(expr, ast.Call)
-        and isinstance(expr.func, ast.Name)
-        and expr.func.id == handler
-        and not any(_mentions(arg, handler) for arg in [*expr.args, *expr.keywords])
-    )
-
-
-def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
+    # Its arguments cannot mention ``handler``: it is only ever called (checked first).
+    if not isinstance(expr, ast.Call):
+        return False
+    return isinstance(expr.func, ast.Name) and expr.func.id == handler
 
 
 def _own_nodes(node: ast.AST) -> list[ast.AST]:
@@ -216,13 +210,12 @@ def _returns_handler_result(
         ):
             results.add(sub.targets[0].id)
             allowed.add(id(sub.targets[0]))
+    parameters = [*node.args.posonlyargs, *node.args.args]
     for name, binder in _bound_names(node):
-        if name == handler and not (binder in node.args.args and isinstance(binder, ast.arg)):
+        if name == handler and not any(binder is param for param in parameters):
             return False
         if name in results and id(binder) not in allowed:
             return False
-    if handler in results:
-        return False
     for sub in own:
         if isinstance(sub, ast.Return):
             value = sub.value
