@@ -24,7 +24,7 @@ lies inside, so the two never mix, and the last of them to finish wins.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from funcware.hooks.middleware import HookImpl
 
@@ -116,6 +116,21 @@ class _Pool:
         chain.tail = None
         if not chain.shared and len(self.free) < self.keep:
             self.free.append(chain)
+
+
+class _Rare(NamedTuple):
+    """What a checked handler does only off its fast path, held in one closure cell.
+
+    A closure's cells are copied into each call's frame, so a handler that kept these as
+    cells of its own would pay for them on every call.
+    """
+
+    overlap: Callable[[Any], Any]
+    """Run an attempt that started while another attempt of this handler runs."""
+    failed: Callable[[BaseException], None]
+    """An attempt raised: forget its writes and note the error's layer."""
+    settle: Callable[[Any], Any]
+    """Check a result that is not of the plain type; give the response, keep the writes."""
 
 
 def _never() -> bool:
@@ -224,26 +239,41 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                 return lambda req: func(req, handler_next), _never
             running = False
 
+            def overlap(req: Any) -> Any:
+                return overlapping(chain, index, req)
+
+            def failed(exc: BaseException) -> None:
+                nonlocal running
+                running = False
+                chain.last = NO_WRITES
+                proofs.note(exc, chain.handlers, after)
+
+            def settle(result: Any) -> Any:
+                try:  # a bad value is noted as this layer's
+                    response, own = normalize(result, impl)
+                except BaseException as exc:
+                    failed(exc)
+                    raise
+                chain.last = _merged(chain.last, own)
+                return response
+
+            rare = _Rare(overlap, failed, settle)
+
             def handler(req: Any) -> Any:
                 nonlocal running
                 if running:
-                    return overlapping(chain, index, req)
+                    return rare.overlap(req)
                 running = True
                 chain.last = NO_WRITES
                 try:
                     result = func(req, handler_next)
-                    running = False
-                    if result.__class__ is plain:
-                        return result
-                    # Checked inside the try: a bad value is noted as this layer's.
-                    response, own = normalize(result, impl)
-                    chain.last = _merged(chain.last, own)
-                    return response
                 except BaseException as exc:
-                    running = False
-                    chain.last = NO_WRITES
-                    proofs.note(exc, chain.handlers, after)
+                    rare.failed(exc)
                     raise
+                running = False
+                if result.__class__ is plain:
+                    return result
+                return rare.settle(result)
 
             return handler, lambda: running
 
@@ -346,26 +376,41 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                 return lambda req: func(req, handler_next), _never
             running = False
 
+            async def overlap(req: Any) -> Any:
+                return await overlapping(chain, index, req)
+
+            def failed(exc: BaseException) -> None:
+                nonlocal running
+                running = False
+                chain.last = NO_WRITES
+                proofs.note(exc, chain.handlers, after)
+
+            def settle(result: Any) -> Any:
+                try:  # a bad value is noted as this layer's
+                    response, own = normalize(result, impl)
+                except BaseException as exc:
+                    failed(exc)
+                    raise
+                chain.last = _merged(chain.last, own)
+                return response
+
+            rare = _Rare(overlap, failed, settle)
+
             async def handler(req: Any) -> Any:
                 nonlocal running
                 if running:
-                    return await overlapping(chain, index, req)
+                    return await rare.overlap(req)
                 running = True
                 chain.last = NO_WRITES
                 try:
                     result = await func(req, handler_next)
-                    running = False
-                    if result.__class__ is plain:
-                        return result
-                    # Checked inside the try: a bad value is noted as this layer's.
-                    response, own = normalize(result, impl)
-                    chain.last = _merged(chain.last, own)
-                    return response
                 except BaseException as exc:
-                    running = False
-                    chain.last = NO_WRITES
-                    proofs.note(exc, chain.handlers, after)
+                    rare.failed(exc)
                     raise
+                running = False
+                if result.__class__ is plain:
+                    return result
+                return rare.settle(result)
 
             return handler, lambda: running
 
