@@ -19,7 +19,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Command
 from support import funcware_notes
 
-from funcware import ExtendedModelResponse, ModelRequest, ModelResponse, wrap_model_call
+from funcware import (
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    dynamic_prompt,
+    wrap_model_call,
+)
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.wraps.onion import build_async, build_sync
 from funcware.compose.wraps.proofs import passes_through
@@ -66,6 +72,12 @@ class Methods:
         return await handler(request)
 
 
+async def a_new_response_later(request: Any, handler: AHandler) -> Any:
+    """Not proven itself (it builds a new response); a passing wrapper of it is."""
+    response = await handler(request)
+    return ModelResponse(result=response.result)
+
+
 def factory() -> Callable[..., Any]:
     calls: list[int] = []
 
@@ -76,9 +88,32 @@ def factory() -> Callable[..., Any]:
     return counted
 
 
+def passing_wrapper(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``functools.wraps`` wrapper that passes through: proven on its own code."""
+
+    @functools.wraps(func)
+    async def wrapper(request: Any, handler: AHandler) -> Any:
+        return await handler(request)
+
+    return wrapper
+
+
+@dynamic_prompt
+def prompt(request: Any) -> str:
+    return "be brief"
+
+
+@dynamic_prompt
+async def aprompt(request: Any) -> str:
+    return "be brief"
+
+
 @pytest.mark.parametrize(
     ("func", "is_async"),
     [
+        (hook_impls(prompt)["wrap_model_call"].sync, False),
+        (hook_impls(aprompt)["wrap_model_call"].async_, True),
+        (passing_wrapper(a_new_response_later), True),
         (plain, False),
         (aplain, True),
         (alogged, True),
@@ -254,6 +289,34 @@ def test_an_error_is_noted_as_the_layers_that_raised_it(flavour: str, raising: i
     notes = funcware_notes(info.value)
     assert len(notes) == 1
     assert f"middleware 'layer{raising}', hook wrap_model_call" in notes[0]
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_a_dynamic_prompts_bad_value_is_noted_as_its_layers(flavour: str) -> None:
+    if flavour == "sync":
+
+        @dynamic_prompt
+        def broken(request: Any) -> Any:
+            return 42
+
+        around: Callable[..., Any] = plain
+    else:
+
+        @dynamic_prompt
+        async def broken(request: Any) -> Any:
+            return 42
+
+        around = aplain
+    impls = [
+        hook_impls(wrap_model_call(name=f"layer{i}")(around))["wrap_model_call"] for i in range(4)
+    ]
+    impls[2] = hook_impls(broken)["wrap_model_call"]
+    assert passes_through(impls[2].sync or impls[2].async_, is_async=flavour == "async")
+    with pytest.raises(TypeError, match="returned an int") as info:
+        run(flavour, impls)
+    notes = funcware_notes(info.value)
+    assert len(notes) == 1
+    assert "middleware 'broken', hook wrap_model_call" in notes[0]
 
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])

@@ -80,7 +80,8 @@ def _prove(function: types.FunctionType, position: int, is_async: bool) -> bool:
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR):
         return False
     try:
-        source = textwrap.dedent(inspect.getsource(function))
+        # The code's own source: a function's would follow ``__wrapped__`` to another's.
+        source = textwrap.dedent(inspect.getsource(code))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError, ValueError):
         return False
