@@ -1,10 +1,12 @@
 """A run of wrap layers of one flavour as a chain of handlers built once, reused per call.
 
 The handler given to layer ``i`` calls layer ``i + 1`` itself (after the last layer, the
-piece inside the run), so a layer costs two stack frames. What one call needs besides
-(its tail, and the writes collected so far) lives in the chain: a call takes a free chain
-from the run's pool and gives it back when it returns, so building the handlers happens
-once, not on every call.
+piece inside the run), so a checked layer costs two stack frames and a proven one
+(:mod:`.proofs`) one, as in hand-written nested calls. A checked layer's handler is the
+bound ``handler`` of a :mod:`link <.links>` object, whose state sits in its slots. What one
+call needs besides (its tail, and the writes collected so far) lives in the chain: a call
+takes a free chain from the run's pool and gives it back when it returns, so building the
+handlers happens once, not on every call.
 
 The tail (the model or the tool) returns its response and writes nothing, so the handler
 given to the last layer is the tail itself, looked up per call: no frame of ours stands
@@ -16,7 +18,7 @@ handler clears it when it starts (so a retry forgets the attempt before, and a l
 does not call its handler passes nothing on), the piece inside the run (when it is not the
 tail) sets it, and each layer that returns a command adds its own on the way out; a failed
 attempt clears it.
-Each handler knows whether it is running; an attempt that starts while another attempt
+Each link knows whether it is running; an attempt that starts while another attempt
 of the same handler runs (a layer that races its handler) gets its own chain for what
 lies inside, so the two never mix, and the last of them to finish wins.
 """
@@ -24,11 +26,12 @@ lies inside, so the two never mix, and the last of them to finish wins.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from funcware.hooks.middleware import HookImpl
 
-from ..steps.failures import is_passed_through, note_passed_through, note_raised
+from ..steps.failures import is_passed_through, note_raised
+from .links import STATELESS, AsyncInnermost, AsyncLink, Innermost, Link, Run, merged
 from .proofs import deepest_layer, handler_argument, passes_through
 from .updates import NO_WRITES, Writes
 
@@ -84,12 +87,14 @@ async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outc
 class _Chain:
     """One set of handlers for a run, and the state of the call using it."""
 
-    __slots__ = ("handlers", "last", "running", "shared", "tail")
+    __slots__ = ("handlers", "last", "links", "shared", "tail")
 
     def __init__(self) -> None:
         self.handlers: list[Callable[[Any], Any]] = []
-        self.running: list[Callable[[], bool]] = []
-        """Per handler: whether an attempt of it is running on this chain."""
+        """Per layer: the handler it is given."""
+        self.links: list[Any] = []
+        """Per layer: the state of its handler (``.running``: whether an attempt of it is
+        running on this chain); :data:`~.links.STATELESS` for one that keeps none."""
         self.last: Writes = NO_WRITES
         self.tail: Any = None
         self.shared = False
@@ -118,28 +123,9 @@ class _Pool:
             self.free.append(chain)
 
 
-class _Rare(NamedTuple):
-    """What a checked handler does only off its fast path, held in one closure cell.
-
-    A closure's cells are copied into each call's frame, so a handler that kept these as
-    cells of its own would pay for them on every call.
-    """
-
-    overlap: Callable[[Any], Any]
-    """Run an attempt that started while another attempt of this handler runs."""
-    failed: Callable[[BaseException], None]
-    """An attempt raised: forget its writes and note the error's layer."""
-    settle: Callable[[Any], Any]
-    """Check a result that is not of the plain type; give the response, keep the writes."""
-
-
-def _never() -> bool:
-    """The running flag of a handler that keeps no state: overlapping calls cannot mix."""
-    return False
-
-
-def _merged(inside: Writes, own: Writes) -> Writes:
-    return inside + own if own else inside
+def _call(func: Callable[..., Any], handler_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The handler outside a proven layer: a plain call of it, no frame of ours."""
+    return lambda req: func(req, handler_next)
 
 
 class _Proofs:
@@ -197,92 +183,37 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
         try:
             return other.handlers[index](request)
         finally:
-            if not chain.running[index]():
+            if not chain.links[index].running:
                 chain.last = other.last
             pool.give(other)
 
+    run = Run(normalize, plain, proofs, overlapping)
+
     def build() -> _Chain:
         chain = _Chain()
-
-        def innermost_link() -> tuple[Callable[[Any], Any], Callable[[], bool]]:
-            if direct:
-                # The tail itself: it writes nothing and marks what it raises.
-                return lambda req: chain.tail(req), _never
-
-            running = False
-
-            def innermost(req: Any) -> Any:
-                nonlocal running
-                if running:
-                    return overlapping(chain, last, req)
-                running = True
-                try:
-                    response, writes = inner(req, chain.tail)
-                except BaseException as exc:
-                    running = False
-                    chain.last = NO_WRITES
-                    note_passed_through(exc)
-                    raise
-                running = False
-                chain.last = writes
-                return response
-
-            return innermost, lambda: running
-
-        def link(
-            index: int, handler_next: Callable[[Any], Any]
-        ) -> tuple[Callable[[Any], Any], Callable[[], bool]]:
+        handlers: list[Callable[[Any], Any]] = []
+        states: list[Any] = []
+        if direct:  # the tail itself: it writes nothing and marks what it raises
+            handlers.append(lambda req: chain.tail(req))
+            states.append(STATELESS)
+        else:
+            inside = Innermost(run, chain, last, inner)
+            handlers.append(inside.handler)
+            states.append(inside)
+        for index in reversed(range(last)):
             after = index + 1
-            func, impl = funcs[after], impls[after]
+            handler_next = handlers[-1]
             if proven[after]:
                 # Its result is its handler's, checked already: call it, nothing else.
-                return lambda req: func(req, handler_next), _never
-            running = False
-
-            def overlap(req: Any) -> Any:
-                return overlapping(chain, index, req)
-
-            def failed(exc: BaseException) -> None:
-                nonlocal running
-                running = False
-                chain.last = NO_WRITES
-                proofs.note(exc, chain.handlers, after)
-
-            def settle(result: Any) -> Any:
-                try:  # a bad value is noted as this layer's
-                    response, own = normalize(result, impl)
-                except BaseException as exc:
-                    failed(exc)
-                    raise
-                chain.last = _merged(chain.last, own)
-                return response
-
-            rare = _Rare(overlap, failed, settle)
-
-            def handler(req: Any) -> Any:
-                nonlocal running
-                if running:
-                    return rare.overlap(req)
-                running = True
-                chain.last = NO_WRITES
-                try:
-                    result = func(req, handler_next)
-                except BaseException as exc:
-                    rare.failed(exc)
-                    raise
-                running = False
-                if result.__class__ is plain:
-                    return result
-                return rare.settle(result)
-
-            return handler, lambda: running
-
-        links = [innermost_link()]
-        for index in reversed(range(last)):
-            links.append(link(index, links[-1][0]))
-        links.reverse()
-        chain.handlers = [handler for handler, _ in links]
-        chain.running = [running for _, running in links]
+                handlers.append(_call(funcs[after], handler_next))
+                states.append(STATELESS)
+            else:
+                link = Link(run, chain, index, funcs[after], impls[after], handler_next)
+                handlers.append(link.handler)
+                states.append(link)
+        handlers.reverse()
+        states.reverse()
+        chain.handlers, chain.links = handlers, states
         return chain
 
     pool = _Pool(build, len(funcs))
@@ -302,7 +233,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
                 if result.__class__ is plain:
                     return result, chain.last
                 response, own = normalize(result, first_impl)
-                return response, _merged(chain.last, own)
+                return response, merged(chain.last, own)
             except BaseException as exc:
                 proofs.note(exc, chain.handlers, 0)
                 raise
@@ -334,92 +265,37 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
         try:
             return await other.handlers[index](request)
         finally:
-            if not chain.running[index]():
+            if not chain.links[index].running:
                 chain.last = other.last
             pool.give(other)
 
+    run = Run(normalize, plain, proofs, overlapping)
+
     def build() -> _Chain:
         chain = _Chain()
-
-        def innermost_link() -> tuple[Callable[[Any], Any], Callable[[], bool]]:
-            if direct:
-                # The tail's own coroutine, awaited by the last layer: no frame of ours.
-                return lambda req: chain.tail(req), _never
-
-            running = False
-
-            async def innermost(req: Any) -> Any:
-                nonlocal running
-                if running:
-                    return await overlapping(chain, last, req)
-                running = True
-                try:
-                    response, writes = await inner(req, chain.tail)
-                except BaseException as exc:
-                    running = False
-                    chain.last = NO_WRITES
-                    note_passed_through(exc)
-                    raise
-                running = False
-                chain.last = writes
-                return response
-
-            return innermost, lambda: running
-
-        def link(
-            index: int, handler_next: Callable[[Any], Any]
-        ) -> tuple[Callable[[Any], Any], Callable[[], bool]]:
+        handlers: list[Callable[[Any], Any]] = []
+        states: list[Any] = []
+        if direct:  # the tail's own coroutine, awaited by the last layer
+            handlers.append(lambda req: chain.tail(req))
+            states.append(STATELESS)
+        else:
+            inside = AsyncInnermost(run, chain, last, inner)
+            handlers.append(inside.handler)
+            states.append(inside)
+        for index in reversed(range(last)):
             after = index + 1
-            func, impl = funcs[after], impls[after]
+            handler_next = handlers[-1]
             if proven[after]:
                 # Its result is its handler's, checked already: call it, nothing else.
-                return lambda req: func(req, handler_next), _never
-            running = False
-
-            async def overlap(req: Any) -> Any:
-                return await overlapping(chain, index, req)
-
-            def failed(exc: BaseException) -> None:
-                nonlocal running
-                running = False
-                chain.last = NO_WRITES
-                proofs.note(exc, chain.handlers, after)
-
-            def settle(result: Any) -> Any:
-                try:  # a bad value is noted as this layer's
-                    response, own = normalize(result, impl)
-                except BaseException as exc:
-                    failed(exc)
-                    raise
-                chain.last = _merged(chain.last, own)
-                return response
-
-            rare = _Rare(overlap, failed, settle)
-
-            async def handler(req: Any) -> Any:
-                nonlocal running
-                if running:
-                    return await rare.overlap(req)
-                running = True
-                chain.last = NO_WRITES
-                try:
-                    result = await func(req, handler_next)
-                except BaseException as exc:
-                    rare.failed(exc)
-                    raise
-                running = False
-                if result.__class__ is plain:
-                    return result
-                return rare.settle(result)
-
-            return handler, lambda: running
-
-        links = [innermost_link()]
-        for index in reversed(range(last)):
-            links.append(link(index, links[-1][0]))
-        links.reverse()
-        chain.handlers = [handler for handler, _ in links]
-        chain.running = [running for _, running in links]
+                handlers.append(_call(funcs[after], handler_next))
+                states.append(STATELESS)
+            else:
+                link = AsyncLink(run, chain, index, funcs[after], impls[after], handler_next)
+                handlers.append(link.handler)
+                states.append(link)
+        handlers.reverse()
+        states.reverse()
+        chain.handlers, chain.links = handlers, states
         return chain
 
     pool = _Pool(build, len(funcs))
@@ -439,7 +315,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
                 if result.__class__ is plain:
                     return result, chain.last
                 response, own = normalize(result, first_impl)
-                return response, _merged(chain.last, own)
+                return response, merged(chain.last, own)
             except BaseException as exc:
                 proofs.note(exc, chain.handlers, 0)
                 raise

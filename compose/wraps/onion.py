@@ -9,8 +9,8 @@ the rest of the onion; it returns only the response, and the layer's own command
 calls) is added to the writes collected from the last attempt of the layers inside it.
 
 A run of layers is a chain of handlers built once (see :mod:`.chain_state`); a call
-takes a free chain from the run's pool, so a layer costs two stack frames and no
-allocation. An async run longer than the stack has room for continues on a fresh task (a
+takes a free chain from the run's pool, so a layer costs at most two stack frames and
+no allocation. An async run longer than the stack has room for continues on a fresh task (a
 fresh stack) every :func:`stack_layers` layers, so its depth is not bounded by the recursion
 limit; a shorter one never pays for a new task.
 
