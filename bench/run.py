@@ -39,7 +39,7 @@ from impls import FLOOR, FUNCWARE, IMPLS, LANGCHAIN, available  # noqa: E402
 
 NAMES = {FUNCWARE: "funcware", LANGCHAIN: "LangChain", FLOOR: "LangGraph floor"}
 TIMED = ("invoke", "ainvoke", "build", "concurrent")
-ONCE = ("depth", "onion")
+ONCE = ("depth",)
 """Kinds measured in the first round only (deterministic, or interleaved internally)."""
 OWN_PROCESS = ("depth", "memory", "concurrent", "onion")
 """Kinds that get a process of their own (they read the process's peaks, or go deep)."""
@@ -290,7 +290,7 @@ def targets(table: dict[str, dict[str, Any]], derived: dict[str, Any]) -> list[d
             )
     onion = table.get("onion_layers", {}).get("results", {}).get(FUNCWARE)
     if onion is not None and onion["status"] == "ok":
-        for row in onion["details"][0]["rows"]:
+        for row in _onion_rows(onion):
             if row["flavour"].startswith("async, new task"):
                 continue  # the cost of fresh stacks, shown beside the goal rows
             found.append(
@@ -372,9 +372,19 @@ def _cell(summary: dict[str, Any] | None) -> str:
     if summary["unit"] == "bytes":
         return f"{summary['value'] / 1024:.0f} KiB"
     if summary["unit"] == "ns per layer":
-        return f"worst {summary['value'] / 1e3:.3f} µs/layer"
+        worst = max(
+            row["per_layer_ns"] for row in _onion_rows(summary) if "task" not in row["flavour"]
+        )
+        return f"worst {worst / 1e3:.3f} µs/layer over {summary['rounds']} rounds"
     capped = any(d.get("capped") for d in summary.get("details", []))
     return f"{'>= ' if capped else ''}{summary['value']:.0f} layers"
+
+
+def _onion_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The onion's rows, each from its best batches over every round (``onion.combine``)."""
+    from onion import combine
+
+    return combine([detail["rows"] for detail in summary["details"]])
 
 
 def _x(value: float | None) -> str:
@@ -410,7 +420,7 @@ def report(data: dict[str, Any]) -> str:
     if onion is not None and onion["status"] == "ok":
         from onion import report as onion_report
 
-        lines += ["", onion_report(onion["details"][0]["rows"])]
+        lines += ["", onion_report(_onion_rows(onion))]
     wrap = data["derived"]["wrap_layer"]
     mixed = data["derived"]["per_mixed_middleware_ns"]
     fw, lc = wrap[FUNCWARE], wrap[LANGCHAIN]

@@ -87,3 +87,27 @@ def test_the_onion_bench_reports_every_row_and_the_bare_coroutine_chain() -> Non
         assert per_layer.endswith(" µs")
         # Only async onions hold a coroutine of their own per layer.
         assert bare.endswith(" µs") if cells[0].strip().startswith("async") else bare == ""
+
+
+def test_the_onion_rows_of_several_rounds_keep_each_ones_best_batch() -> None:
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        from onion import combine
+    finally:
+        sys.path.remove(str(RUN.parent))
+
+    def row(onion: float, floor: float, bare: float | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {"flavour": "async", "layers": 10, "onion_ns": onion}
+        found.update(floor_ns=floor, per_layer_ns=(onion - floor) / 10)
+        if bare is not None:
+            found["bare_ns"] = bare
+        return found
+
+    # Round 1 was loaded for the onion, round 2 for the floor: each keeps its own best.
+    (combined,) = combine([[row(900, 500, 700)], [row(800, 600, 650)]])
+    assert (combined["onion_ns"], combined["floor_ns"], combined["bare_ns"]) == (800, 500, 650)
+    assert combined["per_layer_ns"] == 30
+    assert combined["bare_per_layer_ns"] == 15
+    sync = {"flavour": "sync", "layers": 100, "onion_ns": 300.0, "floor_ns": 100.0}
+    (only,) = combine([[sync]])
+    assert only["per_layer_ns"] == 2 and "bare_per_layer_ns" not in only
