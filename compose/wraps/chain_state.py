@@ -167,6 +167,46 @@ class _Proofs:
         note_raised(exc, self.impls[at])
 
 
+def _build(
+    run: Run,
+    impls: Sequence[HookImpl],
+    funcs: list[Callable[..., Any]],
+    proven: list[bool],
+    inner: Any,
+    link_type: type[Link] | type[AsyncLink],
+    inside_type: type[Innermost] | type[AsyncInnermost],
+) -> _Chain:
+    """A new chain of handlers for a run; ``inner`` is None when it is the tail itself."""
+    chain = _Chain()
+    last = len(funcs) - 1
+    handlers: list[Callable[[Any], Any]] = []
+    states: list[Any] = []
+    if inner is None:
+        # The tail itself (in an async onion, its own coroutine): it writes nothing and
+        # marks what it raises.
+        handlers.append(lambda req: chain.tail(req))
+        states.append(STATELESS)
+    else:
+        inside = inside_type(run, chain, last, inner)
+        handlers.append(inside.handler)
+        states.append(inside)
+    for index in reversed(range(last)):
+        after = index + 1
+        handler_next = handlers[-1]
+        if proven[after]:
+            # Its result is its handler's, checked already: call it, nothing else.
+            handlers.append(_call(funcs[after], handler_next))
+            states.append(STATELESS)
+        else:
+            link = link_type(run, chain, index, funcs[after], impls[after], handler_next)
+            handlers.append(link.handler)
+            states.append(link)
+    handlers.reverse()
+    states.reverse()
+    chain.handlers, chain.links = handlers, states
+    return chain
+
+
 def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece:
     """Sync layers ``impls`` (first outermost) around ``inner``, as one piece."""
     funcs: list[Callable[..., Any]] = [impl.sync for impl in impls]  # type: ignore[misc]
@@ -174,7 +214,6 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
     normalize, plain = kind.normalize, kind.plain
     proofs = _Proofs(impls, funcs, kind, is_async=False)
     proven = proofs.proven
-    last = len(funcs) - 1
     direct = inner is tail_piece
 
     def overlapping(chain: _Chain, index: int, request: Any) -> Any:
@@ -190,31 +229,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
     run = Run(normalize, plain, proofs, overlapping)
 
     def build() -> _Chain:
-        chain = _Chain()
-        handlers: list[Callable[[Any], Any]] = []
-        states: list[Any] = []
-        if direct:  # the tail itself: it writes nothing and marks what it raises
-            handlers.append(lambda req: chain.tail(req))
-            states.append(STATELESS)
-        else:
-            inside = Innermost(run, chain, last, inner)
-            handlers.append(inside.handler)
-            states.append(inside)
-        for index in reversed(range(last)):
-            after = index + 1
-            handler_next = handlers[-1]
-            if proven[after]:
-                # Its result is its handler's, checked already: call it, nothing else.
-                handlers.append(_call(funcs[after], handler_next))
-                states.append(STATELESS)
-            else:
-                link = Link(run, chain, index, funcs[after], impls[after], handler_next)
-                handlers.append(link.handler)
-                states.append(link)
-        handlers.reverse()
-        states.reverse()
-        chain.handlers, chain.links = handlers, states
-        return chain
+        return _build(run, impls, funcs, proven, None if direct else inner, Link, Innermost)
 
     pool = _Pool(build, len(funcs))
     free, keep = pool.free, pool.keep
@@ -256,7 +271,6 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
     normalize, plain = kind.normalize, kind.plain
     proofs = _Proofs(impls, funcs, kind, is_async=True)
     proven = proofs.proven
-    last = len(funcs) - 1
     direct = inner is async_tail_piece
 
     async def overlapping(chain: _Chain, index: int, request: Any) -> Any:
@@ -272,31 +286,9 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
     run = Run(normalize, plain, proofs, overlapping)
 
     def build() -> _Chain:
-        chain = _Chain()
-        handlers: list[Callable[[Any], Any]] = []
-        states: list[Any] = []
-        if direct:  # the tail's own coroutine, awaited by the last layer
-            handlers.append(lambda req: chain.tail(req))
-            states.append(STATELESS)
-        else:
-            inside = AsyncInnermost(run, chain, last, inner)
-            handlers.append(inside.handler)
-            states.append(inside)
-        for index in reversed(range(last)):
-            after = index + 1
-            handler_next = handlers[-1]
-            if proven[after]:
-                # Its result is its handler's, checked already: call it, nothing else.
-                handlers.append(_call(funcs[after], handler_next))
-                states.append(STATELESS)
-            else:
-                link = AsyncLink(run, chain, index, funcs[after], impls[after], handler_next)
-                handlers.append(link.handler)
-                states.append(link)
-        handlers.reverse()
-        states.reverse()
-        chain.handlers, chain.links = handlers, states
-        return chain
+        return _build(
+            run, impls, funcs, proven, None if direct else inner, AsyncLink, AsyncInnermost
+        )
 
     pool = _Pool(build, len(funcs))
     free, keep = pool.free, pool.keep
