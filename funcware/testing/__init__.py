@@ -1,12 +1,24 @@
 """Test helpers: ``ScriptedChatModel`` (a model that replays a script offline; the
 ``StreamingScriptedChatModel`` variant streams it in chunks) and the hook test kit
-(``run_hook``: one middleware's hook, run without an agent)."""
+(``run_hook``: one middleware's hook, run without an agent); ``Cassette`` records a real
+model's calls once and replays them offline."""
 
+from .cassette import (
+    Cassette,
+    CassetteError,
+    CassetteMismatchError,
+    CassetteVersionError,
+    redact_text,
+)
 from .kit import HookResult, arun_hook, run_hook
 from .scripted import RecordedCall, ScriptedChatModel, ScriptExhaustedError, StructuredAnswer
 from .streaming import StreamingScriptedChatModel
 
 __all__ = [
+    "Cassette",
+    "CassetteError",
+    "CassetteMismatchError",
+    "CassetteVersionError",
     "HookResult",
     "RecordedCall",
     "ScriptExhaustedError",
@@ -14,5 +26,6 @@ __all__ = [
     "StreamingScriptedChatModel",
     "StructuredAnswer",
     "arun_hook",
+    "redact_text",
     "run_hook",
 ]

@@ -1,0 +1,15 @@
+"""Record a real chat model's calls to a JSON file once, replay them offline in tests."""
+
+from .cassette import RECORD_ENV, Cassette, redact_text
+from .errors import CassetteError, CassetteMismatchError, CassetteVersionError
+from .store import VERSION
+
+__all__ = [
+    "RECORD_ENV",
+    "VERSION",
+    "Cassette",
+    "CassetteError",
+    "CassetteMismatchError",
+    "CassetteVersionError",
+    "redact_text",
+]
