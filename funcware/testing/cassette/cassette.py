@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,9 @@ from langchain_core.language_models import BaseChatModel
 from funcware.hooks.middleware import AgentMiddleware
 
 from .canonical import jsonable
+from .errors import CassetteMismatchError
 from .models import RecordingChatModel, ReplayChatModel
-from .store import Deck, Match, Redact, Tape, read
+from .store import RERECORD, Deck, Match, Redact, Tape, read
 from .tools import RecordToolResults, ReplayToolResults
 
 __all__ = ["RECORD_ENV", "Cassette", "redact_text"]
@@ -85,7 +87,8 @@ class Cassette:
             )
         tape = self._recorder()
         ls_params = jsonable(model._get_ls_params())
-        tape.meta.setdefault("model", {"ls_params": ls_params, "profile": jsonable(model.profile)})
+        about = {"ls_params": tape.clean(ls_params), "profile": jsonable(model.profile)}
+        tape.meta.setdefault("model", about)
         recorder = RecordingChatModel(
             model=model, profile=model.profile, recorded_ls_params=ls_params
         )
@@ -104,16 +107,38 @@ class Cassette:
                 self._document = read(self.path)
             return self._document
 
-    def replay(self, *, match: Match | None = None) -> BaseChatModel:
-        """A chat model answering from this cassette; each call takes one recorded answer."""
+    def replay(
+        self, *, match: Match | None = None, model: BaseChatModel | None = None
+    ) -> BaseChatModel:
+        """A chat model answering from this cassette; each call takes one recorded answer.
+
+        Given the real ``model`` (never called), its identity (provider, model name,
+        temperature, ...) must be the recorded model's, or a mismatch is raised here.
+        """
         document = self._loaded()
         deck = Deck(self.path, "model call", document["calls"], match or self.match, self.redact)
         recorded = document.get("model", {})
+        if model is not None:
+            self._check_model(model, recorded.get("ls_params", {}))
         model = ReplayChatModel(
             profile=recorded.get("profile"), recorded_ls_params=recorded.get("ls_params", {})
         )
         model._deck = deck
         return model
+
+    def _check_model(self, model: BaseChatModel, recorded: dict[str, Any]) -> None:
+        live = jsonable(model._get_ls_params())
+        live = live if self.redact is None else self.redact(live)
+        if live != recorded:
+            lines = [
+                f"  - {name}: {recorded.get(name, '(absent)')!r} -> {live.get(name, '(absent)')!r}"
+                for name in sorted(set(recorded) | set(live))
+                if recorded.get(name) != live.get(name)
+            ]
+            raise CassetteMismatchError(
+                f"Cassette {self.path}: the model to replay is not the recorded one "
+                f"({type(model).__name__}):\n" + "\n".join(lines) + f"\n{RERECORD}"
+            )
 
     def replay_tools(self) -> AgentMiddleware:
         """A middleware answering every tool call from this cassette (no tool runs)."""
@@ -122,9 +147,15 @@ class Cassette:
 
     # either, as recording says
 
-    def use(self, model: BaseChatModel) -> BaseChatModel:
-        """``record(model)`` when :attr:`recording`, else ``replay()`` (``model`` unused)."""
-        return self.record(model) if self.recording else self.replay()
+    def use(self, model: BaseChatModel | Callable[[], BaseChatModel]) -> BaseChatModel:
+        """``record(model)`` when :attr:`recording`, else ``replay(model=model)``.
+
+        ``model`` may be a function that builds the real model: it is called only to
+        record, so a replay needs no credentials (and skips the identity check).
+        """
+        if self.recording:
+            return self.record(model if isinstance(model, BaseChatModel) else model())
+        return self.replay(model=model if isinstance(model, BaseChatModel) else None)
 
     def use_tools(self) -> AgentMiddleware:
         """``record_tools()`` when :attr:`recording`, else ``replay_tools()``."""
