@@ -30,6 +30,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from funcware.compose.stream.release import tool_call_chunks
 from funcware.testing import StreamingScriptedChatModel
 
+# The `cassette` fixture and --record-cassettes; already loaded when funcware is installed
+# with its pytest11 entry point (of the same name), so this is then a no-op.
+pytest_plugins = ["funcware.testing.pytest_plugin"]
+
 T = TypeVar("T")
 
 MODES = ("sync", "async")
