@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, require_openai
+from langchain_core.load import dumpd
 from langchain_core.messages import HumanMessage
 
 from funcware import create_agent
@@ -34,6 +35,8 @@ README_BLOCK = next(
     if "readme_weather.json" in block
 )
 API_KEY = "sk-test-never-written-0451"
+TASK_KEYS = {"checkpoint_ns", "langgraph_checkpoint_ns"}
+"""Stream metadata naming the langgraph task: a fresh id on every run, cassette or not."""
 
 
 def get_weather(city: str) -> str:
@@ -120,3 +123,29 @@ def test_a_whole_chatopenai_answer_replays_with_its_usage_and_metadata(
     with pytest.raises(CassetteMismatchError) as caught:
         Cassette(path).replay(model=model("gpt-4o"))
     assert "ls_model_name: 'gpt-4o-mini' -> 'gpt-4o'" in str(caught.value)
+
+
+def test_a_streamed_chatopenai_agent_run_replays_byte_for_byte(
+    server: FakeOpenAI, tmp_path: Path
+) -> None:
+    path = tmp_path / "streamed.json"
+    real = ChatOpenAI(
+        model="gpt-4o-mini", base_url=server.base_url, api_key=API_KEY, stream_usage=True
+    )
+
+    def run(cassette: Cassette, recording: bool) -> str:
+        model = cassette.record(real) if recording else cassette.replay(model=real)
+        tools = cassette.record_tools() if recording else cassette.replay_tools()
+        agent = create_agent(model, [get_weather], system_prompt="Be brief.", middleware=[tools])
+        inputs = {"messages": [HumanMessage("Weather in Lima?")]}
+        events = [
+            [dumpd(chunk), {k: v for k, v in meta.items() if k not in TASK_KEYS}]
+            for chunk, meta in agent.stream(inputs, stream_mode="messages")
+        ]
+        return json.dumps(events, sort_keys=True)
+
+    live = run(Cassette(path), recording=True)
+    server.stop()
+    assert run(Cassette(path), recording=False) == live
+    assert '"input_tokens"' in live  # the usage chunk streamed, and replayed
+    assert "Sunny, 24 C in Lima" in live

@@ -329,3 +329,15 @@ def test_an_agent_with_a_response_format_replays_its_structured_response(tmp_pat
 
     assert run(Cassette(path).record(ScriptedChatModel(responses=[call]))) == Sum(total=5)
     assert run(Cassette(path).replay()) == Sum(total=5)
+
+
+async def test_an_async_recording_replays_byte_for_byte(tmp_path: Path) -> None:
+    path = tmp_path / "async.json"
+    recording = Cassette(path)
+    live = await astream_events(adder(recording.record(real_model()), [recording.record_tools()]))
+    assert await astream_events(replayed_adder(path)) == live
+    assert stream_events(replayed_adder(path)) == live  # and sync replays it the same
+    ainvoked = Cassette(tmp_path / "ainvoke.json")
+    result = await adder(ainvoked.record(real_model()), []).ainvoke(question())
+    replayed = await adder(Cassette(tmp_path / "ainvoke.json").replay(), []).ainvoke(question())
+    assert replayed["messages"][-1].text == result["messages"][-1].text
