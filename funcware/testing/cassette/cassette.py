@@ -42,6 +42,11 @@ class Cassette:
     runs. ``redact`` gets every request and answer before it is stored and returns what to
     store instead; on replay, live requests go through it too, so they still match.
 
+    A model call that raises, or a stream abandoned half-way, is not recorded. The
+    recorder hands the real model's own ``bind_tools`` the tools, so the provider sees
+    the call it would see unwrapped; ``with_structured_output`` on the recorder takes
+    langchain-core's tool-calling path.
+
     ``record=None`` (the default) lets :attr:`recording` follow ``FUNCWARE_RECORD_CASSETTES``
     or a missing file; :meth:`use` and :meth:`use_tools` then record or replay by it.
     """

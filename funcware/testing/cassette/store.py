@@ -112,13 +112,11 @@ class Deck:
     ) -> None:
         if match not in ("sequence", "request"):
             raise ValueError(f"Cassette match={match!r}: use 'sequence' or 'request'.")
-        self.path, self.what, self.entries, self.match, self.redact = (
-            path,
-            what,
-            entries,
-            match,
-            redact,
-        )
+        self.path = path
+        self.what = what
+        self.entries = entries
+        self.match: Match = match
+        self.redact = redact
         self._lock = threading.Lock()
         self._next = 0
         self._unused: dict[str, deque[int]] = {}
