@@ -341,3 +341,23 @@ async def test_an_async_recording_replays_byte_for_byte(tmp_path: Path) -> None:
     result = await adder(ainvoked.record(real_model()), []).ainvoke(question())
     replayed = await adder(Cassette(tmp_path / "ainvoke.json").replay(), []).ainvoke(question())
     assert replayed["messages"][-1].text == result["messages"][-1].text
+
+
+def test_a_changed_tool_schema_and_a_setting_bound_after_the_tools_are_named(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bound.json"
+    recording = Cassette(path).record(ScriptedChatModel(responses=["ok"]))
+    recording.bind_tools([add]).bind(temperature=0.1).invoke("hi")
+    assert json.loads(path.read_text())["calls"][0]["request"]["settings"] == {"temperature": 0.1}
+    assert Cassette(path).replay().bind_tools([add]).bind(temperature=0.1).invoke("hi").text == "ok"
+
+    def add_floats(a: float, b: float) -> float:
+        """Add two numbers."""
+        return a + b
+
+    add_floats.__name__ = "add"
+    with pytest.raises(CassetteMismatchError, match=r"tools: 'add' schema changed"):
+        Cassette(path).replay().bind_tools([add_floats]).bind(temperature=0.1).invoke("hi")
+    with pytest.raises(CassetteMismatchError, match=r"settings.temperature: 0.1 -> 0.9"):
+        Cassette(path).replay().bind_tools([add]).bind(temperature=0.9).invoke("hi")

@@ -43,12 +43,15 @@ def _request(
     messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
 ) -> dict[str, Any]:
     """The canonical request of a call to ``_generate``/``_stream`` with ``kwargs``."""
-    bound = kwargs.pop(_BOUND, None)
-    if bound is None:
-        tools = canonical_tools(kwargs.get("tools") or [])
-        settings = {k: v for k, v in kwargs.items() if k not in ("tools", "tool_choice")}
-        bound = {"tools": tools, "tool_choice": kwargs.get("tool_choice"), "settings": settings}
-    settings = {**bound["settings"], "stop": stop}
+    bound = kwargs.pop(_BOUND, None) or {
+        "tools": canonical_tools(kwargs.get("tools") or []),
+        "tool_choice": kwargs.get("tool_choice"),
+        "settings": {},
+        "provider": ["tools", "tool_choice"],
+    }
+    # Every other kwarg is a setting, also one bound on top of bind_tools' binding.
+    extra = {k: v for k, v in kwargs.items() if k not in bound["provider"]}
+    settings = {**bound["settings"], **extra, "stop": stop}
     return canonical_request(messages, bound["tools"], bound["tool_choice"], settings)
 
 
@@ -85,7 +88,12 @@ class RecordingChatModel(BaseChatModel):
                 f"returned {type(provider).__name__}, not a binding of the model itself, "
                 "so the recorded call would not be the call the model makes."
             )
-        bound = {"tools": canonical_tools(tools), "tool_choice": tool_choice, "settings": kwargs}
+        bound = {
+            "tools": canonical_tools(tools),
+            "tool_choice": tool_choice,
+            "settings": kwargs,
+            "provider": list(provider.kwargs),
+        }
         return self.bind(**provider.kwargs, **{_BOUND: bound})
 
     def _start(
@@ -198,7 +206,12 @@ class ReplayChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind the tools in the canonical form the recording compares against."""
-        bound = {"tools": canonical_tools(tools), "tool_choice": tool_choice, "settings": kwargs}
+        bound = {
+            "tools": canonical_tools(tools),
+            "tool_choice": tool_choice,
+            "settings": kwargs,
+            "provider": [],
+        }
         return self.bind(**{_BOUND: bound})
 
     def _answer(
