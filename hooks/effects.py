@@ -53,6 +53,15 @@ EFFECTS: tuple[str, ...] = (
     "handler.retry",
     "handler.skip",
     "interrupt",
+    "messages.append",
+    "messages.rewrite",
+    "messages.answer",
+    "messages.latest",
+    "messages.tail",
+    "messages.history",
+    "model.calls",
+    "tool.calls",
+    "model.error",
 )
 """Every effect name but ``"state.<key>"`` (any state key)."""
 
