@@ -152,7 +152,7 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                     b,
                     labels,
                     f"in {hook}, {a.name!r} runs first and adds messages ({', '.join(adds)}), "
-                    f"so {b.name!r}, which reads them by position (messages.tail), no longer "
+                    f"so {b.name!r}, which reads messages by position (messages.tail), no longer "
                     f"sees {_SEEN[hook]}",
                     fix,
                 )
@@ -172,7 +172,8 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                     _first_in(hook, b, a),
                 )
             )
-    if "after_model" in a.jumps_end and b.reads("after_model", "model.calls"):
+    jumps = [h for h in a.jumps_end if a.runs_before(b, h)]
+    if "after_model" in jumps and b.reads("after_model", "model.calls"):
         found.append(
             _hazard(
                 "skipped count",
@@ -185,7 +186,7 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                 f"{_first_in('after_model', b, a)}, or count in a wrap_model_call",
             )
         )
-    if "before_model" in a.jumps_end and b.reads("before_model", "tool.calls"):
+    if "before_model" in jumps and b.reads("before_model", "tool.calls"):
         found.append(
             _hazard(
                 "skipped count",
