@@ -3,7 +3,10 @@
 Keyed by the class's module and name, so nothing here imports ``langchain``: a LangChain
 middleware (or a subclass of one) declares what its class's entry says. Read from
 langchain 1.5.2's ``langchain/agents/middleware`` sources; references between entries
-are class names, so they match LangChain middleware by their default names.
+are class names, so they match LangChain middleware by their default names. A few
+entries depend on how the instance is configured (``on_failure``, ``exit_behavior``), and
+the table also says which classes never take the jumps their hooks declare and which
+rewrite messages without touching tool calls (for the hazard check).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 from .effects import Declaration, declare
 
-__all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps"]
+__all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps", "builtin_keeps_tool_calls"]
 
 _PKG = "langchain.agents.middleware"
 
@@ -183,6 +186,12 @@ _JUMPS_WHEN: dict[str, tuple[str, object]] = {
 """Classes whose hooks declare ``can_jump_to`` but jump only when ``attribute == value``
 (``("", None)``: never; ``PIIMiddleware`` raises instead)."""
 
+_KEEP_TOOL_CALLS = frozenset(
+    {f"{_PKG}.pii.PIIMiddleware", f"{_PKG}.summarization.SummarizationMiddleware"}
+)
+"""Classes whose ``messages.rewrite`` never changes a tool call (PII masks text content;
+summarization keeps the recent messages as they are)."""
+
 _parsed: dict[tuple[str, bool], Declaration | None] = {}
 
 
@@ -215,3 +224,8 @@ def builtin_jumps(middleware: Any) -> bool:
         return True
     attribute, value = when
     return bool(attribute) and getattr(middleware, attribute, None) == value
+
+
+def builtin_keeps_tool_calls(middleware: Any) -> bool:
+    """Whether the table knows ``middleware`` rewrites messages but never their tool calls."""
+    return _entry(middleware) in _KEEP_TOOL_CALLS

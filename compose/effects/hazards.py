@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from funcware.hooks.effects import Declaration, applies
-from funcware.hooks.lc_effects import builtin_jumps
+from funcware.hooks.lc_effects import builtin_jumps, builtin_keeps_tool_calls
 from funcware.hooks.middleware import HookName, hook_impls, origin
 
 __all__ = ["Hazard", "find_hazards"]
@@ -72,6 +72,8 @@ class _Member:
     decl: Declaration
     hooks: frozenset[HookName]
     jumps_end: frozenset[HookName]
+    keeps_tool_calls: bool
+    """A LangChain built-in known to rewrite messages without changing tool calls."""
 
     @property
     def name(self) -> str:
@@ -102,6 +104,7 @@ def _member(middleware: Any, place: int, decl: Declaration) -> _Member:
         decl,
         frozenset(impls),
         frozenset(h for h, impl in impls.items() if jumps and "end" in impl.can_jump_to),
+        builtin_keeps_tool_calls(middleware),
     )
 
 
@@ -158,7 +161,7 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                 )
             )
         decides = a.reads(hook, *_DECIDES) if a.writes(hook, "interrupt") else []
-        if decides and b.writes(hook, "messages.rewrite"):
+        if decides and b.writes(hook, "messages.rewrite") and not b.keeps_tool_calls:
             found.append(
                 _hazard(
                     "changed after approval",
