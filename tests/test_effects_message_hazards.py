@@ -31,6 +31,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
+from funcware.compose import Hazard
 from funcware.hooks import declarations
 from funcware.hooks.middleware import origin
 from funcware.testing import ScriptedChatModel
@@ -270,6 +271,7 @@ def test_explain_shows_each_hazard_with_the_warnings_words() -> None:
     assert [line.removeprefix("  HAZARD: ") + "." for line in lines] == warned
     assert [h.message + "." for h in explanation.hazards] == warned
     assert [h.kind for h in explanation.hazards] == ["hidden message", "hidden error"]
+    assert all(isinstance(h, Hazard) for h in explanation.hazards)
 
 
 def test_explain_draws_each_hazard_beside_its_two_hooks() -> None:

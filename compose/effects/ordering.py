@@ -69,7 +69,8 @@ class MiddlewareOrderError(ValueError):
 
 
 class MiddlewareOrderWarning(UserWarning):
-    """Two declared middleware touch one effect and nothing says which goes first."""
+    """Two declared middleware touch one effect and nothing says which goes first, or one
+    hides from the other what it needs (a hazard)."""
 
 
 @dataclass(frozen=True)
