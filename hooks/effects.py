@@ -13,7 +13,8 @@ what they do to ``state["messages"]`` — writes: ``messages.append`` (new messa
 not tool answers), ``messages.rewrite`` (same-id replacement or removal),
 ``messages.answer`` (a ``ToolMessage`` answering a pending tool call instead of the tool);
 reads: ``messages.latest`` (the model's latest answer, found robustly), ``messages.tail``
-(by position, ``messages[-1]``: fragile), ``messages.history`` (all of it). Hooks that must
+(by position, ``messages[-1]``: fragile), ``messages.history`` (all of it); wraps may
+declare them too (``request.state``, a ``Command``'s messages). Hooks that must
 see every call read ``model.calls`` (node hooks, model wraps) or ``tool.calls`` (node
 hooks, tool wraps); a model wrap acting on a failed call reads ``model.error``. These are
 read-only or write-only as listed; they let the order check see hazards between hooks that
@@ -224,8 +225,8 @@ def declare(
     )
 
 
-_BOTH = ("state.", "interrupt")
-_NODE = (*_BOTH, "messages.", "model.calls", "tool.calls")
+_BOTH = ("state.", "interrupt", "messages.")
+_NODE = (*_BOTH, "model.calls", "tool.calls")
 _APPLIES: dict[str, tuple[str, ...]] = {
     "before_agent": _NODE,
     "before_model": _NODE,

@@ -105,6 +105,16 @@ def test_an_append_before_a_tail_reader_in_before_model_warns() -> None:
     assert build([guard, reminder]) == []
 
 
+def test_a_model_wrap_adding_messages_hides_the_answer_from_a_tail_reader_in_any_order() -> None:
+    noter = model_wrap("noter", writes=["messages.append"])
+    for stack in ([noter, approve_tail], [approve_tail, noter]):
+        (text,) = build(stack)
+        assert text.startswith(f"middleware {at(noter)} and {at(approve_tail)}: ")
+        assert "'noter''s wrap_model_call adds messages (messages.append) that land" in text
+        assert "Fix: have 'approve' find the model's answer robustly (messages.latest)" in text
+    assert build([noter, approve]) == []
+
+
 def test_two_tail_readers_that_answer_warn_in_either_order() -> None:
     reviewer = node(
         after_model, "reviewer", reads=["messages.tail"], writes=["messages.answer", "interrupt"]
@@ -304,8 +314,8 @@ def test_explain_of_a_safe_stack_shows_no_hazard() -> None:
             ["messages.latest", "messages.tail", "messages.history", "model.calls", "tool.calls"],
             ["messages.append", "messages.rewrite", "messages.answer"],
         ),
-        (wrap_model_call, ["model.calls", "model.error"], ["model.result"]),
-        (wrap_tool_call, ["tool.calls"], ["tool.result"]),
+        (wrap_model_call, ["model.calls", "model.error", "messages.tail"], ["messages.append"]),
+        (wrap_tool_call, ["tool.calls", "messages.history"], ["messages.append"]),
     ],
 )
 def test_the_finer_names_are_accepted_where_they_apply(
@@ -322,8 +332,8 @@ def test_the_finer_names_are_accepted_where_they_apply(
 @pytest.mark.parametrize(
     ("decorator", "key", "effect"),
     [
-        (wrap_tool_call, "writes", "messages.answer"),
-        (wrap_model_call, "reads", "messages.latest"),
+        (wrap_tool_call, "writes", "model.result"),
+        (wrap_model_call, "reads", "tool.args"),
         (before_model, "reads", "model.error"),
         (wrap_tool_call, "reads", "model.calls"),
         (wrap_model_call, "reads", "tool.calls"),

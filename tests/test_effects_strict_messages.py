@@ -6,7 +6,8 @@ append (``messages.append``). A hook that declares any of the three and does ano
 refused naming the middleware, the hook, its file:line and the effect, in a dict update
 or a ``Command``, sync or async; a hook that declares only the coarse ``state.messages``
 may write messages any way; one that declares neither is refused for ``state.messages``
-and told which change it made. The default ``effects="warn"`` watches nothing.
+and told which change it made. A wrap that declares a message effect may write messages
+in its command. The default ``effects="warn"`` watches nothing.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from support import hi
 from funcware import (
     AgentMiddleware,
     AgentState,
+    ExtendedModelResponse,
     UndeclaredEffectError,
     after_model,
     create_agent,
+    wrap_model_call,
 )
 from funcware.hooks.middleware import where
 from funcware.testing import ScriptedChatModel, arun_hook, run_hook
@@ -151,3 +154,20 @@ def test_an_agent_under_strict_effects_refuses_an_undeclared_answer() -> None:
     text = str(info.value)
     assert text.startswith("middleware 'Approval', hook after_model (defined at ")
     assert "answered a pending tool call with a ToolMessage: effect 'messages.answer'" in text
+
+
+@pytest.mark.parametrize(("writes", "allowed"), [(["messages.append"], True), ([], False)])
+def test_a_model_wrap_writes_messages_in_its_command_only_when_declared(
+    writes: list[str], allowed: bool
+) -> None:
+    @wrap_model_call(name="noter", writes=writes)
+    def noter(request: Any, handler: Any) -> Any:
+        note = Command(update={"messages": [HumanMessage("a note")]})
+        return ExtendedModelResponse(handler(request), note)
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[noter], effects="strict")
+    if allowed:
+        assert [m.text for m in agent.invoke(hi())["messages"]][-2:] == ["ok", "a note"]
+        return
+    with pytest.raises(UndeclaredEffectError, match=r"effect 'state.messages'"):
+        agent.invoke(hi())

@@ -6,7 +6,8 @@ hazard is a pair where one hook hides from another what that one needs:
 
 - a hook that appends or answers (``messages.append``/``messages.answer``) runs, in the
   same phase, before one that reads by position (``messages.tail``): the reader looks at
-  the new message instead of the one it expects;
+  the new message instead of the one it expects (a model wrap's messages land after the
+  model's answer, before every ``after_model`` hook: in any order);
 - a hook that rewrites messages (``messages.rewrite``) runs, in the same phase, after a
   guard that read the model's tool calls and interrupts for a decision: what runs is not
   what was approved;
@@ -175,6 +176,21 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                     _first_in(hook, b, a),
                 )
             )
+    wrapped = a.writes("wrap_model_call", *_ADDS)
+    if wrapped and b.reads("after_model", "messages.tail"):
+        found.append(
+            _hazard(
+                "hidden message",
+                a,
+                b,
+                (f"{a.name}.wrap_model_call", f"{b.name}.after_model"),
+                f"{a.name!r}'s wrap_model_call adds messages ({', '.join(wrapped)}) that land "
+                f"right after the model's answer, so {b.name!r}, which reads messages by "
+                f"position (messages.tail) in after_model, no longer sees that answer",
+                f"have {b.name!r} find the model's answer robustly (messages.latest); no "
+                "order helps",
+            )
+        )
     jumps = [h for h in a.jumps_end if a.runs_before(b, h)]
     if "after_model" in jumps and b.reads("after_model", "model.calls"):
         found.append(

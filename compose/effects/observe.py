@@ -115,6 +115,8 @@ def _check_writes(impl: HookImpl, decl: Declaration, result: object, state: obje
     for key in written_keys(result):
         if key == "messages" and impl.hook in NODE_HOOKS:
             _check_messages(impl, decl, result, state)
+        elif key == "messages" and decl.writes & WRITE_ONLY:
+            continue  # a wrap's command: its messages are new whatever they are
         elif key != "jump_to" and f"state.{key}" not in decl.writes:
             raise _error(impl, decl, f"state.{key}", f"wrote state key {key!r}")
 
