@@ -123,7 +123,8 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "reads": ["messages.latest"],
         "writes": ["request.system_message", "messages.answer"],
     },
-    # after_model counts the last AIMessage's calls; over the limit it answers them
+    # after_model counts the last AIMessage's calls (answered or not: an earlier hook's
+    # rejection still counts), found robustly; over the limit it answers them
     # ("continue", "end": also an AIMessage and a jump to end) or raises ("error").
     f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": {
         "reads": [

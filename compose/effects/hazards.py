@@ -144,10 +144,12 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
         adds, tail = a.writes(hook, *_ADDS), b.reads(hook, "messages.tail")
         if adds and tail:
             both = b.writes(hook, *_ADDS) and a.reads(hook, "messages.tail")
-            fix = f"have {b.name!r} find what it looks for robustly (messages.latest)" + (
-                f" and so {a.name!r}: each hides it from the other in either order"
+            fix = (
+                f"have both {b.name!r} and {a.name!r} find what they look for robustly "
+                "(messages.latest): in either order one hides it from the other"
                 if both
-                else f", or {_first_in(hook, b, a)}"
+                else f"have {b.name!r} find what it looks for robustly (messages.latest), "
+                f"or {_first_in(hook, b, a)}"
             )
             found.append(
                 _hazard(
