@@ -9,6 +9,7 @@ Here: ``agent`` (``create_agent``), ``chain`` (``compose``), ``explain``, ``stru
 
 from .agent import create_agent
 from .chain import ComposedMiddleware, compose
+from .effects.hazards import Hazard
 from .effects.observe import UndeclaredEffectError
 from .effects.ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
 from .explain import Explanation, explain
@@ -24,6 +25,7 @@ __all__ = [
     "Conflict",
     "DuplicateMiddlewareError",
     "Explanation",
+    "Hazard",
     "InvalidJumpError",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",

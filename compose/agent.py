@@ -135,7 +135,8 @@ def create_agent(
     ``order="check"`` (default) refuses a list that breaks a declared ordering constraint
     (``MiddlewareOrderError``, with an order that satisfies them); ``order="auto"`` sorts
     it. ``effects="warn"`` (default) warns of effects two declared middleware touch with
-    no constraint ordering them; ``effects="strict"`` makes that an error and watches,
+    no constraint ordering them, and of hazards (a hook hiding from another the message or
+    the call it needs); ``effects="strict"`` makes those errors and watches,
     at run time, that every declared layer does only what it declared.
     """
     chat_model = resolve_model(model)

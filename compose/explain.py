@@ -5,8 +5,9 @@ model and tool wraps (outermost first), declared jumps, contributed tools and th
 fields each middleware adds (private ones marked), and each hook's options: its deadline
 (``timeout 2s``), a failure policy other than raising (``on_error=continue``) and always-run
 cleanup (``always``); and, when any middleware declares effects or constraints, each one's
-declaration, why each sits where it does, what ``order="auto"`` moved, and the conflicts
-(also in :attr:`Explanation.conflicts`).
+declaration, why each sits where it does, what ``order="auto"`` moved, the conflicts
+(also in :attr:`Explanation.conflicts`) and the hazards, each with the warning's words
+(also in :attr:`Explanation.hazards`; the diagram links each to its two hooks).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing_extensions import get_type_hints
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 
+from .effects.hazards import Hazard
 from .effects.ordering import Conflict
 from .graph.arguments import member_problem
 from .graph.plan import AgentPlan
@@ -82,6 +84,11 @@ class Explanation:
         """Effects two declared middleware touch with no constraint ordering them."""
         return list(self.plan.ordering.conflicts) if self.plan.ordering is not None else []
 
+    @property
+    def hazards(self) -> list[Hazard]:
+        """Hooks that hide from another what it needs, in the order they run."""
+        return list(self.plan.ordering.hazards) if self.plan.ordering is not None else []
+
     def _order_lines(self) -> list[str]:
         report = self.plan.ordering
         if report is None or all(d is None for d in report.declarations):
@@ -99,6 +106,7 @@ class Explanation:
             out.append(f"  {'placed':<13} {m.name} at {place}: {why}")
         out.extend(f"  {'moved':<13} {line}" for line in report.moved)
         out.extend(f"  CONFLICT: {c.message}" for c in report.conflicts)
+        out.extend(f"  HAZARD: {h.message}" for h in report.hazards)
         return out
 
     def _hook_line(self, title: str, impls: Sequence[HookImpl]) -> str:
@@ -162,6 +170,7 @@ class Explanation:
         def boxed(core: str, impls: Sequence[HookImpl], kind: str) -> str:
             ident = ids.setdefault(core, f"n{len(ids)}")
             for depth, impl in enumerate(impls):
+                ids[impl.label] = f"{kind}{depth}"
                 lines.append(f"  {'  ' * depth}subgraph {kind}{depth}[{_quote(impl.label)}]")
             lines.append(f"  {'  ' * len(impls)}{ident}(({core}))")
             lines.extend(f"  {'  ' * d}end" for d in reversed(range(len(impls))))
@@ -188,6 +197,11 @@ class Explanation:
                     for t in impl.can_jump_to
                     if t in targets
                 )
+        for number, hazard in enumerate(self.hazards):
+            lines.append(f"  hazard{number}{{{{{_quote('hazard: ' + hazard.sentence)}}}}}")
+            lines.extend(
+                f"  {ids[label]} -.- hazard{number}" for label in hazard.hooks if label in ids
+            )
         return "\n".join(lines)
 
 

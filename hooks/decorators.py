@@ -592,7 +592,8 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
         name: the middleware's name (default: the function's); node ``"{name}.before_agent"``.
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README).
+        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
+            (see ``funcware.hooks.effects``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -627,7 +628,8 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
         name: the middleware's name (default: the function's); node ``"{name}.before_model"``.
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README).
+        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
+            (see ``funcware.hooks.effects``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -662,7 +664,8 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
         name: the middleware's name (default: the function's); node ``"{name}.after_model"``.
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README).
+        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
+            (see ``funcware.hooks.effects``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -699,7 +702,8 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
         name: the middleware's name (default: the function's); node ``"{name}.after_agent"``.
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README).
+        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
+            (see ``funcware.hooks.effects``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -737,7 +741,8 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
             (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README).
+        reads / writes: effect names it declares, e.g. ``request.model``, ``model.error``
+            (see ``funcware.hooks.effects``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -777,7 +782,8 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
             (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README).
+        reads / writes: effect names it declares, e.g. ``tool.args``, ``tool.calls``
+            (see ``funcware.hooks.effects``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -809,7 +815,8 @@ def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
             (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares (see Order-safe composition in the README);
+        reads / writes: effect names it declares, e.g. ``request.model``, ``model.error``
+            (see ``funcware.hooks.effects``);
             a declared prompt always writes ``request.system_message``.
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.

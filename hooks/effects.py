@@ -6,6 +6,19 @@ names, the effects it ``reads`` and ``writes`` (names from :data:`EFFECTS`, or
 outermost): ``outside=`` / ``inside=`` other middleware (names or classes) when both are
 present, ``requires=`` (must be present), ``position="outermost"`` or ``"innermost"``.
 :func:`declarations` reads them back, from the table of LangChain's built-ins for those.
+
+Besides ``state.<key>``, ``request.<field>``, ``tool.args``, ``tool.result``,
+``model.result``, ``handler.retry``, ``handler.skip`` and ``interrupt``, node hooks say
+what they do to ``state["messages"]`` — writes: ``messages.append`` (new messages that are
+not tool answers), ``messages.rewrite`` (same-id replacement or removal),
+``messages.answer`` (a ``ToolMessage`` answering a pending tool call instead of the tool);
+reads: ``messages.latest`` (the model's latest answer, found robustly), ``messages.tail``
+(by position, ``messages[-1]``: fragile), ``messages.history`` (all of it); wraps may
+declare them too (``request.state``, a ``Command``'s messages). Hooks that must
+see every call read ``model.calls`` (node hooks, model wraps) or ``tool.calls`` (node
+hooks, tool wraps); a model wrap acting on a failed call reads ``model.error``. These are
+read-only or write-only as listed; they let the order check see hazards between hooks that
+all touch ``state.messages`` (which stays out of plain conflicts).
 """
 
 from __future__ import annotations
@@ -20,10 +33,13 @@ from .middleware import origin
 __all__ = [
     "ATTRS",
     "EFFECTS",
+    "READ_ONLY",
     "REQUEST_FIELDS",
+    "WRITE_ONLY",
     "Declaration",
     "Position",
     "Ref",
+    "applies",
     "check_applies",
     "check_effect",
     "declarations",
@@ -53,8 +69,31 @@ EFFECTS: tuple[str, ...] = (
     "handler.retry",
     "handler.skip",
     "interrupt",
+    "messages.append",
+    "messages.rewrite",
+    "messages.answer",
+    "messages.latest",
+    "messages.tail",
+    "messages.history",
+    "model.calls",
+    "tool.calls",
+    "model.error",
 )
 """Every effect name but ``"state.<key>"`` (any state key)."""
+
+READ_ONLY = frozenset(
+    {
+        "messages.latest",
+        "messages.tail",
+        "messages.history",
+        "model.calls",
+        "tool.calls",
+        "model.error",
+    }
+)
+"""Effects that only make sense in ``reads=``."""
+WRITE_ONLY = frozenset({"messages.append", "messages.rewrite", "messages.answer"})
+"""Effects that only make sense in ``writes=``."""
 
 ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
 """The declaration keywords, and the class attributes of the same names."""
@@ -63,6 +102,13 @@ ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
 def check_effect(name: object, source: str, key: str = "writes") -> str:
     """``name`` if it is an effect name; else a ``ValueError`` naming the closest valid one."""
     if isinstance(name, str):
+        wrong = READ_ONLY if key == "writes" else WRITE_ONLY if key == "reads" else ()
+        if name in wrong:
+            other = "reads" if key == "writes" else "writes"
+            raise ValueError(
+                f"{source}: {name!r} in {key}= is an effect a hook {other[:-1]}s, not one it "
+                f"{key[:-1]}s; put it in {other}=."
+            )
         if name in EFFECTS:
             return name
         if name.startswith("state.") and len(name) > len("state."):
@@ -179,15 +225,29 @@ def declare(
     )
 
 
-_NODE = ("state.", "interrupt")
+_BOTH = ("state.", "interrupt", "messages.")
+_NODE = (*_BOTH, "model.calls", "tool.calls")
 _APPLIES: dict[str, tuple[str, ...]] = {
     "before_agent": _NODE,
     "before_model": _NODE,
     "after_model": _NODE,
     "after_agent": _NODE,
-    "wrap_model_call": (*_NODE, "request.", "model.result", "handler."),
-    "wrap_tool_call": (*_NODE, "tool.", "handler."),
+    "wrap_model_call": (
+        *_BOTH,
+        "request.",
+        "model.result",
+        "model.calls",
+        "model.error",
+        "handler.",
+    ),
+    "wrap_tool_call": (*_BOTH, "tool.", "handler."),
 }
+"""Per hook kind, the effects (or ``prefix.``) it may have."""
+
+
+def applies(effect: str, hook: str) -> bool:
+    """Whether a ``hook`` of that kind can have ``effect``."""
+    return effect.startswith(_APPLIES[hook])
 
 
 def check_applies(declaration: Declaration, hook: str, source: str) -> None:

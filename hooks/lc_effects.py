@@ -3,7 +3,10 @@
 Keyed by the class's module and name, so nothing here imports ``langchain``: a LangChain
 middleware (or a subclass of one) declares what its class's entry says. Read from
 langchain 1.5.2's ``langchain/agents/middleware`` sources; references between entries
-are class names, so they match LangChain middleware by their default names.
+are class names, so they match LangChain middleware by their default names. A few
+entries depend on how the instance is configured (``on_failure``, ``exit_behavior``), and
+the table also says which classes never take the jumps their hooks declare and which
+rewrite messages without touching tool calls (for the hazard check).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 from .effects import Declaration, declare
 
-__all__ = ["BUILTINS", "builtin_declaration"]
+__all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps", "builtin_keeps_tool_calls"]
 
 _PKG = "langchain.agents.middleware"
 
@@ -45,10 +48,13 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "writes": ["request.messages"],
     },
     f"{_PKG}.file_search.FilesystemFileSearchMiddleware": {"writes": []},
+    # after_model: finds the last AIMessage, interrupts, edits its tool calls in place
+    # (same id) and answers rejected calls; wrap_tool_call applies edits (per_call: decides).
     f"{_PKG}.human_in_the_loop.HumanInTheLoopMiddleware": {
-        "reads": ["state.messages", "state.hitl_edited_tool_calls"],
+        "reads": ["messages.latest", "state.hitl_edited_tool_calls"],
         "writes": [
-            "state.messages",
+            "messages.rewrite",
+            "messages.answer",
             "state.hitl_edited_tool_calls",
             "interrupt",
             "tool.args",
@@ -56,15 +62,18 @@ BUILTINS: dict[str, dict[str, Any]] = {
             "handler.skip",
         ],
     },
+    # before_model checks the counts (exit "end": appends an AIMessage and jumps to end,
+    # "error": raises); after_model counts the call just made.
     f"{_PKG}.model_call_limit.ModelCallLimitMiddleware": {
-        "reads": ["state.thread_model_call_count", "state.run_model_call_count"],
+        "reads": ["model.calls", "state.thread_model_call_count", "state.run_model_call_count"],
         "writes": [
-            "state.messages",
+            "messages.append",
             "state.thread_model_call_count",
             "state.run_model_call_count",
         ],
     },
     f"{_PKG}.model_fallback.ModelFallbackMiddleware": {
+        "reads": ["model.error"],
         "writes": [
             "request.model",
             "request.model_settings",
@@ -82,16 +91,20 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "inside": ["ModelFallbackMiddleware"],
         "why": _REFUSAL,
     },
+    # on_failure="continue" (the default) or a callable: the last error becomes an answer.
     f"{_PKG}.model_retry.ModelRetryMiddleware": {
+        "reads": ["model.error"],
         "writes": ["handler.retry", "model.result"],
     },
     f"{_PKG}.model_router.ModelRouterMiddleware": {
-        "reads": ["state.messages", "state.model_route"],
+        "reads": ["messages.latest", "state.model_route"],
         "writes": ["state.model_route", "request.model"],
     },
+    # before_model masks the last HumanMessage and the ToolMessages after the last
+    # AIMessage, after_model the last AIMessage's content, all in place (same ids).
     f"{_PKG}.pii.PIIMiddleware": {
-        "reads": ["state.messages"],
-        "writes": ["state.messages"],
+        "reads": ["messages.latest"],
+        "writes": ["messages.rewrite"],
     },
     f"{_PKG}.provider_tool_search.ProviderToolSearchMiddleware": {
         "reads": ["request.tools"],
@@ -100,18 +113,29 @@ BUILTINS: dict[str, dict[str, Any]] = {
     f"{_PKG}.shell_tool.ShellToolMiddleware": {
         "writes": ["state.shell_session_resources"],
     },
+    # before_model: removes every message and puts back a summary and the recent ones.
     f"{_PKG}.summarization.SummarizationMiddleware": {
-        "reads": ["state.messages"],
-        "writes": ["state.messages"],
+        "reads": ["messages.history"],
+        "writes": ["messages.rewrite"],
     },
+    # after_model answers parallel write_todos calls with errors.
     f"{_PKG}.todo.TodoListMiddleware": {
-        "reads": ["state.messages"],
-        "writes": ["request.system_message", "state.messages"],
+        "reads": ["messages.latest"],
+        "writes": ["request.system_message", "messages.answer"],
     },
+    # after_model counts the last AIMessage's calls (answered or not: an earlier hook's
+    # rejection still counts), found robustly; over the limit it answers them
+    # ("continue", "end": also an AIMessage and a jump to end) or raises ("error").
     f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": {
-        "reads": ["state.messages", "state.thread_tool_call_count", "state.run_tool_call_count"],
+        "reads": [
+            "messages.latest",
+            "tool.calls",
+            "state.thread_tool_call_count",
+            "state.run_tool_call_count",
+        ],
         "writes": [
-            "state.messages",
+            "messages.answer",
+            "messages.append",
             "state.thread_tool_call_count",
             "state.run_tool_call_count",
         ],
@@ -121,6 +145,7 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "writes": ["handler.skip"],
     },
     f"{_PKG}.tool_error.ToolErrorMiddleware": {"writes": ["tool.result"]},
+    # on_failure="continue" (the default) or a callable: the last error becomes an answer.
     f"{_PKG}.tool_retry.ToolRetryMiddleware": {"writes": ["handler.retry", "tool.result"]},
     f"{_PKG}.tool_selection.LLMToolSelectorMiddleware": {
         "reads": ["request.messages", "request.tools"],
@@ -129,15 +154,79 @@ BUILTINS: dict[str, dict[str, Any]] = {
 }
 """Class (``module.Name``) -> its declaration keywords, and ``why`` for its constraints."""
 
-_parsed: dict[str, Declaration | None] = {}
+_ERROR_RAISES = ("on_failure", "error")
+_VARIANTS: dict[str, tuple[tuple[str, object], dict[str, Any]]] = {
+    f"{_PKG}.model_retry.ModelRetryMiddleware": (
+        _ERROR_RAISES,
+        {"reads": ["model.error"], "writes": ["handler.retry"]},
+    ),
+    f"{_PKG}.tool_retry.ToolRetryMiddleware": (_ERROR_RAISES, {"writes": ["handler.retry"]}),
+    f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": (
+        ("exit_behavior", "error"),
+        {
+            "reads": BUILTINS[f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware"]["reads"],
+            "writes": ["state.thread_tool_call_count", "state.run_tool_call_count"],
+        },
+    ),
+    f"{_PKG}.model_call_limit.ModelCallLimitMiddleware": (
+        ("exit_behavior", "error"),
+        {
+            "reads": BUILTINS[f"{_PKG}.model_call_limit.ModelCallLimitMiddleware"]["reads"],
+            "writes": ["state.thread_model_call_count", "state.run_model_call_count"],
+        },
+    ),
+}
+"""Class -> ``((attribute, value), entry)``: the entry for an instance so configured (an
+``on_failure="error"`` retry raises its last error instead of answering with it)."""
+
+_JUMPS_WHEN: dict[str, tuple[str, object]] = {
+    f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": ("exit_behavior", "end"),
+    f"{_PKG}.model_call_limit.ModelCallLimitMiddleware": ("exit_behavior", "end"),
+    f"{_PKG}.pii.PIIMiddleware": ("", None),
+}
+"""Classes whose hooks declare ``can_jump_to`` but jump only when ``attribute == value``
+(``("", None)``: never; ``PIIMiddleware`` raises instead)."""
+
+_KEEP_TOOL_CALLS = frozenset(
+    {f"{_PKG}.pii.PIIMiddleware", f"{_PKG}.summarization.SummarizationMiddleware"}
+)
+"""Classes whose ``messages.rewrite`` never changes a tool call (PII masks text content;
+summarization keeps the recent messages as they are)."""
+
+_parsed: dict[tuple[str, bool], Declaration | None] = {}
+
+
+def _entry(middleware: Any) -> str | None:
+    for klass in type(middleware).__mro__:
+        key = f"{klass.__module__}.{klass.__qualname__}"
+        if key in BUILTINS:
+            return key
+    return None
 
 
 def builtin_declaration(middleware: Any) -> Declaration | None:
     """The table's declaration for ``middleware``'s class (or the nearest listed base)."""
-    for klass in type(middleware).__mro__:
-        key = f"{klass.__module__}.{klass.__qualname__}"
-        if key in BUILTINS:
-            if key not in _parsed:
-                _parsed[key] = declare(f"funcware's table entry for {key}", **BUILTINS[key])
-            return _parsed[key]
-    return None
+    key = _entry(middleware)
+    if key is None:
+        return None
+    variant = _VARIANTS.get(key)
+    chosen = variant is not None and getattr(middleware, variant[0][0], None) == variant[0][1]
+    if (key, chosen) not in _parsed:
+        entry = {**BUILTINS[key], **(variant[1] if variant is not None and chosen else {})}
+        _parsed[key, chosen] = declare(f"funcware's table entry for {key}", **entry)
+    return _parsed[key, chosen]
+
+
+def builtin_jumps(middleware: Any) -> bool:
+    """``False`` when the table knows ``middleware`` never takes the jumps its hooks declare."""
+    key = _entry(middleware)
+    when = _JUMPS_WHEN.get(key) if key is not None else None
+    if when is None:
+        return True
+    attribute, value = when
+    return bool(attribute) and getattr(middleware, attribute, None) == value
+
+
+def builtin_keeps_tool_calls(middleware: Any) -> bool:
+    """Whether the table knows ``middleware`` rewrites messages but never their tool calls."""
+    return _entry(middleware) in _KEEP_TOOL_CALLS

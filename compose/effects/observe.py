@@ -6,22 +6,27 @@ What is watched: the state keys a hook (or a wrap's command) writes; the request
 model wrap changed before calling its handler; a tool wrap's change of the call's name or
 arguments; whether a wrap's result is not its handler's (or was edited in place); how many
 times a wrap called its handler (0: ``handler.skip``, 2 or more: ``handler.retry``); an
-interrupt raised by the hook itself. Reads cannot be watched and are not.
+interrupt raised by the hook itself; and what a node hook does to ``state["messages"]``: a
+``ToolMessage`` is ``messages.answer``, a ``RemoveMessage`` or a message with the id of one
+already there ``messages.rewrite``, any other ``messages.append``. A hook that declares
+any of those three is held to each; one that declares only ``state.messages`` (the coarse
+name) may write messages any way. Reads cannot be watched and are not.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import wraps
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, RemoveMessage, ToolMessage
+from langchain_core.messages.utils import convert_to_messages
 from langgraph.errors import GraphInterrupt
 from langgraph.types import Command
 
-from funcware.hooks.effects import REQUEST_FIELDS, Declaration
+from funcware.hooks.effects import REQUEST_FIELDS, WRITE_ONLY, Declaration
 from funcware.hooks.middleware import NODE_HOOKS, HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse
 
@@ -106,10 +111,67 @@ def _error(impl: HookImpl, decl: Declaration, effect: str, what: str) -> Undecla
     )
 
 
-def _check_writes(impl: HookImpl, decl: Declaration, result: object) -> None:
+def _check_writes(impl: HookImpl, decl: Declaration, result: object, state: object = None) -> None:
     for key in written_keys(result):
-        if key != "jump_to" and f"state.{key}" not in decl.writes:
+        if key == "messages" and impl.hook in NODE_HOOKS:
+            _check_messages(impl, decl, result, state)
+        elif key == "messages" and decl.writes & WRITE_ONLY:
+            continue  # a wrap's command: its messages are new whatever they are
+        elif key != "jump_to" and f"state.{key}" not in decl.writes:
             raise _error(impl, decl, f"state.{key}", f"wrote state key {key!r}")
+
+
+_KINDS = {
+    "messages.answer": "answered a pending tool call with a ToolMessage",
+    "messages.rewrite": "replaced or removed a message already in the state",
+    "messages.append": "appended a message",
+}
+
+
+def _check_messages(impl: HookImpl, decl: Declaration, result: object, state: object) -> None:
+    """``messages`` written by a node hook: each kind of change declared (see the top)."""
+    fine = decl.writes & WRITE_ONLY
+    if not fine:
+        if "state.messages" not in decl.writes:
+            kinds = ", ".join(repr(k) for k in _message_effects(result, state))
+            raise _error(impl, decl, "state.messages", f"wrote state key 'messages' (as {kinds})")
+        return
+    for effect in _message_effects(result, state):
+        if effect not in fine:
+            raise _error(impl, decl, effect, _KINDS[effect])
+
+
+def _message_effects(result: object, state: object) -> list[str]:
+    """The kinds of change (``messages.*``) a node-hook result makes to the messages."""
+    update = result.update if isinstance(result, Command) else result
+    if isinstance(update, Mapping):
+        values = [update["messages"]] if "messages" in update else []
+    elif isinstance(update, (list, tuple)):
+        values = [p[1] for p in update if isinstance(p, tuple) and p and p[0] == "messages"]
+    else:
+        values = []
+    items = [m for v in values for m in (v if isinstance(v, (list, tuple)) else [v])]
+    current = state.get("messages", []) if isinstance(state, Mapping) else []
+    known = {m.id for m in current if isinstance(m, BaseMessage) and m.id}
+    found: list[str] = []
+    for item in items:
+        message = item if isinstance(item, BaseMessage) else _as_message(item)
+        if isinstance(message, RemoveMessage) or (message is not None and message.id in known):
+            effect = "messages.rewrite"
+        elif isinstance(message, ToolMessage):
+            effect = "messages.answer"
+        else:
+            effect = "messages.append"
+        if effect not in found:
+            found.append(effect)
+    return found
+
+
+def _as_message(item: object) -> BaseMessage | None:
+    try:
+        return convert_to_messages([item])[0]  # type: ignore[list-item]
+    except (ValueError, TypeError, NotImplementedError):
+        return None
 
 
 def _request_snapshot(request: Any) -> dict[str, tuple[Any, Any]]:
@@ -167,8 +229,8 @@ def _same_model_result(result: Any, last: Any, last_content: Any) -> bool:
 
 
 def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
-    def check(result: Any) -> Any:
-        _check_writes(impl, decl, result)
+    def check(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        _check_writes(impl, decl, result, args[0] if args else kwargs.get("state"))
         return result
 
     def interrupted(exc: BaseException) -> None:
@@ -186,7 +248,7 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
             except BaseException as exc:
                 interrupted(exc)
                 raise
-            return check(result)
+            return check(result, args, kwargs)
 
         new_sync = node
     if async_ is not None:
@@ -198,7 +260,7 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
             except BaseException as exc:
                 interrupted(exc)
                 raise
-            return check(result)
+            return check(result, args, kwargs)
 
         new_async = anode
     return replace(impl, sync=new_sync, async_=new_async)

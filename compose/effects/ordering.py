@@ -6,7 +6,8 @@ Each middleware's declaration (see ``funcware.hooks.effects``) gives ordering ed
 given order against them (``order="check"``) or sorts it stably (``order="auto"``: a
 middleware moves only to go outside one that must sit inside it), and lists the
 conflicts: two declared middleware writing one effect, or one writing what the other
-reads, with no constraint (direct or through others) deciding which goes first.
+reads, with no constraint (direct or through others) deciding which goes first; and the
+hazards between hooks that touch the messages or count calls (see ``hazards``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import funcware.hooks
-from funcware.hooks.effects import Declaration, declarations, ref_label, refers_to
+from funcware.hooks.effects import (
+    READ_ONLY,
+    WRITE_ONLY,
+    Declaration,
+    declarations,
+    ref_label,
+    refers_to,
+)
 from funcware.hooks.middleware import origin
+
+from .hazards import Hazard, find_hazards
 
 __all__ = [
     "Conflict",
@@ -49,13 +59,18 @@ rather than overwrites: nearly every middleware touches it, so on its own it is 
 an ordering problem, and warning about it would flag every stack (LangChain's built-ins
 included). Declare an order with ``outside=``/``inside=`` where it does matter."""
 
+_FINER = READ_ONLY | WRITE_ONLY
+"""The message and call effects: hooks share them by nature (two hooks answering tool
+calls is no problem); :mod:`.hazards` checks the orders in which they are one."""
+
 
 class MiddlewareOrderError(ValueError):
     """The middleware order breaks a declared constraint; the message lists every problem."""
 
 
 class MiddlewareOrderWarning(UserWarning):
-    """Two declared middleware touch one effect and nothing says which goes first."""
+    """Two declared middleware touch one effect and nothing says which goes first, or one
+    hides from the other what it needs (a hazard)."""
 
 
 @dataclass(frozen=True)
@@ -237,8 +252,9 @@ def _conflicts(
             a, b = decls[i], decls[j]
             if a is None or b is None or j in reach[i] or i in reach[j]:
                 continue
-            both = sorted((a.writes & b.writes) - _BEHAVIOURS - _MERGED)
-            read = sorted(((a.writes & b.reads) | (a.reads & b.writes)) - _BEHAVIOURS - _MERGED)
+            skip = _BEHAVIOURS | _MERGED | _FINER
+            both = sorted((a.writes & b.writes) - skip)
+            read = sorted(((a.writes & b.reads) | (a.reads & b.writes)) - skip)
             if not both and not read:
                 continue
             outer, inner = members[i], members[j]
@@ -271,6 +287,8 @@ class OrderReport:
     """Every constraint between present middleware, as text."""
     problems: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+    hazards: list[Hazard] = field(default_factory=list)
+    """Hooks that hide from another what it needs, in the order they run."""
     moved: list[str] = field(default_factory=list)
     """What ``order="auto"`` moved, and why."""
     reasons: dict[str, list[str]] = field(default_factory=dict)
@@ -346,6 +364,7 @@ def arrange(
         constraints=[f"{members[c.owner].name}: {c.text}" for c in cons],
         problems=problems,
         conflicts=_conflicts(members, decls, final, edges),
+        hazards=find_hazards(members, decls, final, _reachable(len(members), edges)),
         moved=moved,
         reasons=reasons,
     )
@@ -408,18 +427,21 @@ def enforce(
     report: OrderReport,
     effects: EffectsMode,
     caller: str,
-    skip: frozenset[tuple[str, str]] = frozenset(),
+    skip: frozenset[tuple[str, str] | str] = frozenset(),
 ) -> None:
-    """Raise :class:`MiddlewareOrderError` for problems (and, strict, for conflicts);
-    warn :class:`MiddlewareOrderWarning` once per conflict otherwise (but not for the
-    ``(outer, inner)`` pairs in ``skip``, already warned about)."""
+    """Raise :class:`MiddlewareOrderError` for problems (and, strict, for conflicts and
+    hazards); warn :class:`MiddlewareOrderWarning` once per conflict and hazard otherwise
+    (but not for the conflicts' ``(outer, inner)`` pairs nor the hazard messages in
+    ``skip``, already warned about)."""
     problems = list(report.problems)
-    conflicts = [c for c in report.conflicts if (c.outer, c.inner) not in skip]
+    found = [c.message for c in report.conflicts if (c.outer, c.inner) not in skip]
+    found += [h.message for h in report.hazards if h.message not in skip]
     if effects == "strict":
-        problems.extend(f"{c.message} (an error with effects='strict')" for c in report.conflicts)
-        conflicts = []
+        every = [c.message for c in report.conflicts] + [h.message for h in report.hazards]
+        problems.extend(f"{message} (an error with effects='strict')" for message in every)
+        found = []
     if problems:
         listing = "\n".join(f"  - {p}." for p in problems)
         raise MiddlewareOrderError(f"{caller} cannot use this middleware order:\n{listing}")
-    for conflict in conflicts:
-        warnings.warn(conflict.message + ".", MiddlewareOrderWarning, stacklevel=_user_stacklevel())
+    for message in found:
+        warnings.warn(message + ".", MiddlewareOrderWarning, stacklevel=_user_stacklevel())

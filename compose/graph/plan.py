@@ -199,14 +199,14 @@ class AgentPlan:
         ]
 
 
-def _checked_by_compose(middleware: Sequence[object]) -> frozenset[tuple[str, str]]:
-    """The conflicts that a ``compose()`` in the list already warned about."""
-    return frozenset(
-        (c.outer, c.inner)
-        for m in middleware
-        if isinstance(m, ComposedMiddleware)
-        for c in m.ordering.conflicts
-    )
+def _checked_by_compose(middleware: Sequence[object]) -> frozenset[tuple[str, str] | str]:
+    """The conflicts (pairs) and hazards (messages) a ``compose()`` in the list warned about."""
+    found: set[tuple[str, str] | str] = set()
+    for m in middleware:
+        if isinstance(m, ComposedMiddleware):
+            found.update((c.outer, c.inner) for c in m.ordering.conflicts)
+            found.update(h.message for h in m.ordering.hazards)
+    return frozenset(found)
 
 
 def _source(m: object) -> str:
