@@ -53,6 +53,15 @@ EFFECTS: tuple[str, ...] = (
     "handler.retry",
     "handler.skip",
     "interrupt",
+    "messages.append",
+    "messages.rewrite",
+    "messages.answer",
+    "messages.latest",
+    "messages.tail",
+    "messages.history",
+    "model.calls",
+    "tool.calls",
+    "model.error",
 )
 """Every effect name but ``"state.<key>"`` (any state key)."""
 
@@ -179,13 +188,13 @@ def declare(
     )
 
 
-_NODE = ("state.", "interrupt")
+_NODE = ("state.", "interrupt", "messages.", "model.calls", "tool.calls")
 _APPLIES: dict[str, tuple[str, ...]] = {
     "before_agent": _NODE,
     "before_model": _NODE,
     "after_model": _NODE,
     "after_agent": _NODE,
-    "wrap_model_call": (*_NODE, "request.", "model.result", "handler."),
+    "wrap_model_call": (*_NODE, "request.", "model.result", "model.error", "handler."),
     "wrap_tool_call": (*_NODE, "tool.", "handler."),
 }
 
