@@ -73,7 +73,7 @@ def log_model_call(
     return response
 
 
-@wrap_model_call(writes=["handler.retry"])
+@wrap_model_call(reads=["model.error"], writes=["handler.retry"])
 def retry_once(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:

@@ -38,6 +38,7 @@ from funcware.testing import ScriptedChatModel
 class ModelRetry(AgentMiddleware[AgentState[Any], Any]):
     """Retries failed model calls with exponential backoff."""
 
+    reads = ("model.error",)
     writes = ("handler.retry",)
 
     def __init__(
