@@ -48,17 +48,22 @@ from funcware.testing import ScriptedChatModel
 SWAP_VAR = "FUNCWARE_MATRIX_RECIPE"
 
 
+_COPIES: dict[str, ModuleType] = {}
+
+
 def recipe_module(name: str) -> ModuleType:
     """The cookbook module ``name``, or the copy ``$FUNCWARE_MATRIX_RECIPE`` names for it."""
     swap = os.environ.get(SWAP_VAR, "")
-    if swap.partition("=")[0] == name:
-        path = swap.partition("=")[2]
+    if swap.partition("=")[0] != name:
+        return cookbook.load(name)
+    path = swap.partition("=")[2]
+    if path not in _COPIES:
         spec = importlib.util.spec_from_file_location(f"matrix_copy_of_{name}", path)
         assert spec is not None and spec.loader is not None, f"{SWAP_VAR}: cannot load {path}"
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        return module
-    return cookbook.load(name)
+        _COPIES[path] = module
+    return _COPIES[path]
 
 
 # -- the world of one case ------------------------------------------------------------
@@ -622,7 +627,7 @@ RECIPES: list[Member] = [
         no_blocked_content,
         "no blocked answer stays in the state, reaches a tool, or streams",
     ),
-    Member(
+    Member(  # its other hook, mask_as_it_streams, only shows a stream policy (no guarantee)
         "guarded_stream",
         lambda w: [recipe_module("guarded_stream").mask_answer],
         Scenario(("Sure: write to jane.doe@example.com, she handles refunds.",)),

@@ -35,6 +35,11 @@ def test_every_recipe_is_in_the_matrix_or_excluded_with_a_reason() -> None:
     assert not covered & set(EXCLUDED)
     assert all(len(reason) > 40 for reason in EXCLUDED.values())
     assert all(m.scenario is not None and m.holds is not None and m.guarantee for m in RECIPES)
+    for name in cookbook.RECIPES:  # each states its guarantee, in one sentence
+        doc = cookbook.load(name).__doc__ or ""
+        assert doc.count("\nGuarantee") == 1, name
+        sentence = doc.split("\nGuarantee", 1)[1].split("\n\n", 1)[0]
+        assert sentence.rstrip().endswith(".") and sentence.count(". ") == 0, (name, sentence)
 
 
 @pytest.mark.parametrize("member", RECIPES, ids=lambda m: m.name)
