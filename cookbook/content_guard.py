@@ -1,14 +1,20 @@
 """Content guard: replace a model answer that contains blocked content, and end the run.
 
+Guarantee: no answer matching a blocked pattern stays in the state, reaches a tool, or
+streams to the client.
+
 When to use: an output filter for secrets, credentials or policy terms that must never
 reach the user or a tool — checked on the model's answer, before any of its tool calls
 run.
 
 An ``after_model`` hook runs after every model call and before the agent routes to the
-tools. It checks the last ``AIMessage`` — its text and its tool-call arguments — against
-``BLOCKED``. On a hit it returns a refusal ``AIMessage`` carrying the *same id*: the
-``add_messages`` reducer replaces a message with an existing id in place, so the
-offending answer (and the tool calls it asked for) is gone from the state. It also
+tools. It checks every ``AIMessage`` since the last ``HumanMessage`` — their text and
+tool-call arguments — against ``BLOCKED``: not just ``messages[-1]``, since a hook that
+ran before it may have appended messages (a refusal, a notice) after the model's answer.
+On a hit it returns a refusal ``AIMessage`` carrying the *same id*: the ``add_messages``
+reducer replaces a message with an existing id in place, so the offending answer (and
+the tool calls it asked for) is gone from the state; ``ToolMessage``\\ s other hooks
+already added for those calls are removed with it (``RemoveMessage``). It also
 returns ``{"jump_to": "end"}``, declared with ``@hook_config(can_jump_to=["end"])``, so
 the run stops there (``after_agent`` hooks, if any, still run).
 
@@ -27,10 +33,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    ToolMessage,
+)
 from langchain_core.tools import tool
 from langgraph.runtime import Runtime
 
@@ -43,12 +56,24 @@ BLOCKED = (
 )
 
 
+def this_turn(messages: Sequence[AnyMessage]) -> Iterator[AnyMessage]:
+    """The messages after the last ``HumanMessage``, newest first."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return
+        yield message
+
+
 class ContentGuard(AgentMiddleware[AgentState]):
-    """Replaces an answer that matches any of ``patterns`` with ``refusal``; ends the run."""
+    """Replaces an answer that matches any of ``patterns`` with ``refusal``; ends the run.
+
+    Guarantee: no answer matching a blocked pattern stays in the state, reaches a tool, or
+    streams to the client.
+    """
 
     stream = "buffer"  # hold the turn's tokens until this guard has decided
-    reads = ("state.messages",)
-    writes = ("state.messages",)
+    reads = ("state.messages", "messages.latest")
+    writes = ("state.messages", "messages.rewrite")
 
     def __init__(
         self,
@@ -65,10 +90,18 @@ class ContentGuard(AgentMiddleware[AgentState]):
 
     @hook_config(can_jump_to=["end"])
     def after_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:
-        last = state["messages"][-1]
-        if not isinstance(last, AIMessage) or not self.offending(last):
+        turn = list(this_turn(state["messages"]))
+        hits = [m for m in turn if isinstance(m, AIMessage) and self.offending(m)]
+        if not hits:
             return None
-        return {"messages": [AIMessage(self.refusal, id=last.id)], "jump_to": "end"}
+        withheld = {call["id"] for m in hits for call in m.tool_calls}
+        replies: list[BaseMessage] = [
+            RemoveMessage(id=m.id)
+            for m in turn
+            if isinstance(m, ToolMessage) and m.tool_call_id in withheld and m.id
+        ]
+        refusals = [AIMessage(self.refusal, id=m.id) for m in hits]
+        return {"messages": [*replies, *refusals], "jump_to": "end"}
 
 
 @tool

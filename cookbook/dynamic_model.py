@@ -1,5 +1,8 @@
 """Dynamic model: answer with a larger model once the conversation gets long.
 
+Guarantee: calls with ``threshold`` or more messages go to the large model, the
+others to the agent's model.
+
 When to use: most turns are easy and a small, fast, cheap model does them well; long
 conversations need a model with a bigger context window or better recall. Pick the model
 per call instead of per agent.

@@ -1,5 +1,8 @@
 """Guarded streaming: the user sees what the guard decided, not the model's raw tokens.
 
+Guarantee (``mask_answer``): no e-mail address in a model answer reaches the state or the
+client's stream.
+
 When to use: an output guard (``after_model`` or ``wrap_model_call``) that rewrites,
 redacts or blocks answers, in an agent whose client streams (``stream_mode="messages"``,
 ``astream_events``, ``stream_events(version="v3")``). A guard runs after the model has
@@ -45,13 +48,21 @@ def mask(text: str) -> str:
     return EMAIL.sub("[EMAIL]", text)
 
 
-@after_model(stream="buffer", reads=["state.messages"], writes=["state.messages"])
+@after_model(
+    stream="buffer",
+    reads=["state.messages", "messages.latest"],
+    writes=["state.messages", "messages.rewrite"],
+)
 def mask_answer(state: AgentState) -> dict[str, Any] | None:
-    """Mask e-mail addresses in the model's answer; hold its tokens until then."""
-    last = state["messages"][-1]
-    if not isinstance(last, AIMessage) or not EMAIL.search(last.text):
-        return None
-    return {"messages": [last.model_copy(update={"content": mask(last.text)})]}
+    """Mask e-mail addresses in the model's answers since the last human message (not just
+    ``messages[-1]``: other hooks may have appended after the answer); hold the tokens."""
+    masked = []
+    for message in reversed(state["messages"]):
+        if isinstance(message, HumanMessage):
+            break
+        if isinstance(message, AIMessage) and EMAIL.search(message.text):
+            masked.append(message.model_copy(update={"content": mask(message.text)}))
+    return {"messages": masked} if masked else None
 
 
 # The hook returns nothing, but its stream= check rewrites the answer the agent keeps.

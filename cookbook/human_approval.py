@@ -1,12 +1,18 @@
 """Human approval: pause before sensitive tool calls until a person approves, edits or rejects.
 
+Guarantee: no call to a listed tool runs before a human decision (unless its ``when``
+condition is false).
+
 When to use: tools with side effects that cannot be undone — sending e-mail, moving
 money, deleting data — where a person must sign off on each call the model proposes.
 
-An ``after_model`` hook looks at the model's tool calls. If any of them needs approval it
-calls langgraph's ``interrupt()`` with one review request per call: the run stops and
-``invoke`` returns the state with an ``__interrupt__`` entry holding the requests. The
-caller shows them to a person and resumes the same thread with
+An ``after_model`` hook finds the model's latest answer — the last ``AIMessage``, not
+``messages[-1]``: a hook that ran before it may have appended messages after it — and the
+calls of that answer that no ``ToolMessage`` answers yet (a limit's refusal, another
+reviewer's rejection); those are the calls the agent is about to run. If any of them needs
+approval it calls langgraph's ``interrupt()`` with one review request per call: the run
+stops and ``invoke`` returns the state with an ``__interrupt__`` entry holding the requests.
+The caller shows them to a person and resumes the same thread with
 ``agent.invoke(Command(resume={"decisions": [...]}), config)``: the hook runs again,
 ``interrupt()`` now returns the decisions, and the hook rewrites the answer —
 
@@ -14,6 +20,10 @@ caller shows them to a person and resumes the same thread with
 - ``{"type": "edit", "args": {...}}`` keeps the call with the reviewer's arguments;
 - ``{"type": "reject", "message": "..."}`` keeps the call but answers it with an error
   ``ToolMessage`` right away, so the tool never runs and the model learns why.
+
+``when={"refund": lambda call: call["args"]["amount"] > 100}`` asks only about the calls
+for which the condition is true; the others run without a pause. A condition receives the
+``ToolCall`` (``name``, ``args``, ``id``) and returns a bool; tools without one always ask.
 
 The rewritten ``AIMessage`` keeps its id, so ``add_messages`` replaces it in place; the
 agent then runs only the calls still unanswered. Pausing needs a checkpointer (the paused
@@ -26,10 +36,10 @@ approve read-only tools automatically by leaving them out of ``needs_approval``.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -62,21 +72,61 @@ class Decision(_DecisionType, total=False):
     message: str
 
 
+Condition = Callable[[ToolCall], bool]
+"""Whether one proposed call needs a human decision."""
+
+
+def pending_calls(messages: Sequence[AnyMessage]) -> tuple[AIMessage | None, list[ToolCall]]:
+    """The model's latest answer (the last ``AIMessage``) and its calls no ``ToolMessage``
+    answers yet: the calls the agent will run, whatever other hooks appended after it."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AIMessage):
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
+            return message, [c for c in message.tool_calls if c["id"] not in answered]
+    return None, []
+
+
 class ApproveToolCalls(AgentMiddleware[AgentState]):
-    """Interrupts the run for a human decision on each call to a tool in ``needs_approval``."""
+    """Interrupts the run for a human decision on each pending call to a tool in
+    ``needs_approval`` whose ``when`` condition (if any) is true.
 
-    reads = ("state.messages",)
-    writes = ("state.messages", "interrupt")
+    Guarantee: no call to a listed tool runs before a human decision.
+    """
 
-    def __init__(self, needs_approval: Collection[str]) -> None:
+    reads = ("state.messages", "messages.latest")
+    writes = ("state.messages", "messages.rewrite", "messages.answer", "interrupt")
+
+    def __init__(
+        self, needs_approval: Collection[str], *, when: Mapping[str, Condition] | None = None
+    ) -> None:
         self.needs_approval = frozenset(needs_approval)
+        self.when = dict(when or {})
+        stray = sorted(set(self.when) - self.needs_approval)
+        if stray:
+            raise ValueError(
+                f"ApproveToolCalls: when= has conditions for {stray}, which are not in "
+                f"needs_approval {sorted(self.needs_approval)}; add them there, or drop the "
+                "conditions (a tool outside needs_approval never asks)."
+            )
+        for name, condition in self.when.items():
+            if not callable(condition):
+                raise TypeError(
+                    f"ApproveToolCalls: when[{name!r}] is {condition!r}; give a function "
+                    "that takes the ToolCall and returns True when a human must decide."
+                )
+
+    def needs_review(self, call: ToolCall) -> bool:
+        """Whether ``call`` waits for a human decision."""
+        if call["name"] not in self.needs_approval:
+            return False
+        condition = self.when.get(call["name"])
+        return condition is None or bool(condition(call))
 
     def after_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:
-        last = state["messages"][-1]
-        if not isinstance(last, AIMessage):
-            return None
-        pending = [call for call in last.tool_calls if call["name"] in self.needs_approval]
-        if not pending:
+        answer, unanswered = pending_calls(state["messages"])
+        pending = [call for call in unanswered if self.needs_review(call)]
+        if answer is None or not pending:
             return None
         requests = [
             ReviewRequest(tool_call_id=call["id"] or "", name=call["name"], args=call["args"])
@@ -92,7 +142,7 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
 
         calls: list[ToolCall] = []
         rejections: list[ToolMessage] = []
-        for call in last.tool_calls:
+        for call in answer.tool_calls:
             decision = by_id.get(call["id"], Decision(type="approve"))
             if decision["type"] == "edit":
                 call = ToolCall(
@@ -109,7 +159,7 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
                     )
                 )
             calls.append(call)
-        reviewed = last.model_copy(update={"tool_calls": calls})  # same id: replaced in place
+        reviewed = answer.model_copy(update={"tool_calls": calls})  # same id: replaced in place
         return {"messages": [reviewed, *rejections]}
 
 

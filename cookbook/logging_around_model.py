@@ -1,5 +1,8 @@
 """Logging around the model: one log line before and after every model call, with timing.
 
+Guarantee: every model call that reaches ``log_model_call`` leaves one request
+line and one outcome line.
+
 When to use: see what the agent sends to the model and what comes back (message count,
 tools offered, tool calls requested, latency, failures) without touching the model or
 the prompt. It is the first middleware to add when an agent misbehaves.
@@ -51,7 +54,7 @@ def _describe(response: ModelResponse[Any]) -> str:
     return f"text ({len(message.text)} chars)"
 
 
-@wrap_model_call(reads=["request.messages", "request.tools", "model.result"])
+@wrap_model_call(reads=["request.messages", "request.tools", "model.result", "model.calls"])
 def log_model_call(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:
@@ -70,7 +73,7 @@ def log_model_call(
     return response
 
 
-@wrap_model_call(writes=["handler.retry"])
+@wrap_model_call(reads=["model.error"], writes=["handler.retry"])
 def retry_once(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
 ) -> ModelResponse[Any]:

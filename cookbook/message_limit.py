@@ -1,5 +1,8 @@
 """Message limit: end the run once the conversation reaches a length (jump to end).
 
+Guarantee: no model call starts once the conversation holds ``MAX_MESSAGES``
+messages.
+
 When to use: guard against runaway tool loops, or cap the cost of one conversation.
 The check runs before every model call; when the history is too long it returns
 ``{"jump_to": "end"}``, which skips the model and goes to the ``after_agent`` hooks.
@@ -22,7 +25,11 @@ from funcware.testing import ScriptedChatModel
 MAX_MESSAGES = 4
 
 
-@before_model(can_jump_to=["end"], reads=["state.messages"], writes=["state.messages"])
+@before_model(
+    can_jump_to=["end"],
+    reads=["state.messages", "messages.history"],
+    writes=["state.messages", "messages.append"],
+)
 def message_limit(state: AgentState) -> dict[str, Any] | None:
     """Stop before the model once the history holds ``MAX_MESSAGES`` messages."""
     if len(state["messages"]) >= MAX_MESSAGES:

@@ -1,5 +1,8 @@
 """Model-call counter: custom state that users see, plus a private field they do not.
 
+Guarantee: ``model_calls`` equals the number of answers the model gave in the
+thread (each counted once, in ``after_model``).
+
 When to use: budgets, metrics, or any per-thread bookkeeping that must survive across
 turns (with a checkpointer) and be readable by other hooks.
 
@@ -31,7 +34,7 @@ class ModelCallCounter(AgentMiddleware[CallCountState]):
     """Counts model calls in ``model_calls``; remembers the history length privately."""
 
     state_schema = CallCountState
-    reads = ("state.model_calls", "state.messages")
+    reads = ("state.model_calls", "state.messages", "messages.history", "model.calls")
     writes = ("state.model_calls", "state.last_seen")
 
     def __init__(self, limit: int = 10) -> None:

@@ -1,5 +1,8 @@
 """Model fallback: when the primary model raises, ask the next model in a list instead.
 
+Guarantee: when the model raises one of ``fall_back_on``, each fallback model is
+asked, in order, before the run fails.
+
 When to use: keep an agent answering through a provider outage, or put a cheap model
 first and a stronger one behind it for the calls the cheap one fails.
 
@@ -32,6 +35,7 @@ from funcware.testing import ScriptedChatModel
 class ModelFallback(AgentMiddleware[AgentState[Any], Any]):
     """Tries each fallback model, in order, when the model before it raises."""
 
+    reads = ("model.error",)
     writes = ("request.model", "handler.retry")
 
     def __init__(

@@ -1,5 +1,8 @@
 """Model retry: call the model again after a transient error, waiting longer each time.
 
+Guarantee: a model error in ``retry_on`` is retried, up to ``max_retries`` times,
+before the run sees it.
+
 When to use: providers fail now and then (rate limits, timeouts, dropped connections);
 one such error should not end an agent run that is otherwise fine.
 
@@ -35,6 +38,7 @@ from funcware.testing import ScriptedChatModel
 class ModelRetry(AgentMiddleware[AgentState[Any], Any]):
     """Retries failed model calls with exponential backoff."""
 
+    reads = ("model.error",)
     writes = ("handler.retry",)
 
     def __init__(

@@ -1,5 +1,7 @@
 """Outer wins: two wrap layers write the same state key; the outer value is kept.
 
+Guarantee: the state keeps the outer layer's verdict on the model's last answer.
+
 When to use: layered checks where an inner layer gives a provisional answer and an
 outer one the final word — a quick filter inside a thorough review, a cache inside a
 router — and both record their result in the same state field.
@@ -54,7 +56,7 @@ def _answer_text(response: ModelResponse[Any]) -> str:
 @wrap_model_call(
     state_schema=ReviewState,
     reads=["model.result"],
-    writes=["state.verdict", "state.messages"],
+    writes=["state.verdict", "state.messages", "messages.append"],
 )
 def quick_filter(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
@@ -70,7 +72,7 @@ def quick_filter(
 @wrap_model_call(
     state_schema=ReviewState,
     reads=["model.result"],
-    writes=["state.verdict", "state.messages"],
+    writes=["state.verdict", "state.messages", "messages.append"],
     outside=["quick_filter"],  # the final word: its verdict must be the one kept
 )
 def final_review(

@@ -1,5 +1,8 @@
 """PII redaction: mask e-mail addresses and card numbers in model input, tool output and answers.
 
+Guarantee: no raw e-mail address or card number reaches the model, is stored from
+a tool's result or a model answer, or streams to the client.
+
 When to use: the model provider must not receive personal data the user typed, personal
 data a tool returns must not be stored in the conversation (and so not in a checkpointer,
 a trace, or the next model call), and the model's answer must not show it either — not

@@ -1,5 +1,8 @@
 """Prompt caching: append a cache-marked block to the system message, keeping its blocks.
 
+Guarantee: every model call's system message ends with exactly one cache-marked
+reference block, after the prompt's own blocks.
+
 When to use: a long, stable prefix — a policy handbook, a product manual, many examples —
 sent with every model call. Providers that support prompt caching (Anthropic's
 ``cache_control``, for one) bill and answer faster when that prefix is marked cacheable.

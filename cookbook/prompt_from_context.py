@@ -1,5 +1,8 @@
 """Prompt from context: build the system prompt per run from ``runtime.context``.
 
+Guarantee: every model call of a run started with ``context=`` has a system
+prompt that names the caller.
+
 When to use: the prompt depends on who is asking or where (user name, language, plan,
 tenant, today's date) and that information comes from the caller, not the conversation.
 

@@ -1,5 +1,8 @@
 """Resilient hooks: an observer that fails open, a guard with a deadline, cleanup that always runs.
 
+Guarantee: the sandbox opened for a run is closed when the run ends, whether or
+not it failed.
+
 When to use: a metrics or logging hook must never take the run down with it; a guard that
 calls a slow service (moderation, policy check) must not stall the run; a resource opened
 for a run (a connection, a sandbox, a lock) must be closed even when the run fails.
@@ -57,7 +60,7 @@ class Metrics:
 METRICS = Metrics()
 
 
-@after_model(on_error="continue", reads=["state.messages"])
+@after_model(on_error="continue", reads=["state.messages", "messages.history"])
 def record_latency(state: AgentState[Any]) -> None:
     """Send how many messages the conversation has; never fails the run."""
     METRICS.send("conversation.length", float(len(state["messages"])))
@@ -66,11 +69,12 @@ def record_latency(state: AgentState[Any]) -> None:
 BLOCKED = ("rm -rf",)
 
 
-@before_model(timeout=2.0, reads=["state.messages"])
+@before_model(timeout=2.0, reads=["state.messages", "messages.history"])
 def moderate(state: AgentState[Any]) -> None:
     """Refuse blocked requests; a hung check fails the run after two seconds."""
     time.sleep(0.01)  # stands in for the call to a moderation service
-    text = state["messages"][-1].text
+    asked = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    text = asked[-1].text if asked else ""  # the latest request, wherever it is
     if any(word in text for word in BLOCKED):
         raise PermissionError(f"moderation refused: {text!r}")
 

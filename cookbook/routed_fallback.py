@@ -1,5 +1,8 @@
 """Routed fallback: a model router and a model fallback, ordered by a declared constraint.
 
+Guarantee: when the routed model raises, the backup answers instead of the run
+failing.
+
 When to use: pick a model per call (a cheap one for short chats, a larger one for long
 ones) and still answer when the picked model fails. Both layers write ``request.model``,
 so their order decides what happens: with the fallback outside the router, the router
@@ -59,7 +62,9 @@ def fall_back_to(backup: BaseChatModel, *, ordered: bool = True) -> Any:
             return handler(request.override(model=backup))
 
     inside = ["route_by_length"] if ordered else None
-    return wrap_model_call(writes=["request.model", "handler.retry"], inside=inside)(fall_back)
+    return wrap_model_call(
+        reads=["model.error"], writes=["request.model", "handler.retry"], inside=inside
+    )(fall_back)
 
 
 def _models() -> tuple[ScriptedChatModel, ScriptedChatModel, ScriptedChatModel]:

@@ -1,5 +1,8 @@
 """Schema tool: a tool given only as a JSON schema, answered by a wrap_tool_call hook.
 
+Guarantee: every ``get_weather`` call that reaches the tools is answered by the hook,
+never by the tool node's "no implementation" error.
+
 When to use: the tool's implementation does not fit a Python function the agent can own
 — it lives behind a service client the middleware already holds, it is generated from an
 OpenAPI document, or several tools share one dispatcher. The model only needs the schema.

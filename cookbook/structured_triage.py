@@ -1,5 +1,7 @@
 """Structured triage: the agent answers with a typed record, and middleware shapes and checks it.
 
+Guarantee: a triage with a priority outside 1-3 never ends the run.
+
 When to use: the caller needs data, not prose (a ticket's priority and team, an
 extraction, a verdict), and some rules about that data depend on the run: which outcomes
 this caller may get, which values are allowed.
@@ -77,7 +79,11 @@ def outcomes_for_caller(
     return handler(request)
 
 
-@after_model(can_jump_to=["model"], reads=["state.structured_response"], writes=["state.messages"])
+@after_model(
+    can_jump_to=["model"],
+    reads=["state.structured_response"],
+    writes=["state.messages", "messages.append"],
+)
 def priority_policy(state: AgentState[Any]) -> dict[str, Any] | None:
     """Send a triage with a priority outside 1-3 back to the model with a correction."""
     answer = state.get("structured_response")

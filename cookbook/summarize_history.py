@@ -1,5 +1,8 @@
 """Summarize history: fold old messages into one summary once the conversation grows.
 
+Guarantee: the model never receives more than ``max_messages`` messages once a
+summary is possible, nor a tool result without the call it answers.
+
 When to use: long-running threads whose history would overflow the context window or
 cost too much to resend on every call, where the gist of older turns is enough.
 
@@ -63,8 +66,8 @@ def transcript(messages: Sequence[AnyMessage]) -> str:
 class SummarizeHistory(AgentMiddleware[AgentState]):
     """Replaces all but the last ``keep_last`` messages with a summary past ``max_messages``."""
 
-    reads = ("state.messages",)
-    writes = ("state.messages",)
+    reads = ("state.messages", "messages.history")
+    writes = ("state.messages", "messages.rewrite")
 
     def __init__(
         self, summarizer: BaseChatModel, max_messages: int = 20, keep_last: int = 6

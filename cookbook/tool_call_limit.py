@@ -1,11 +1,17 @@
 """Tool-call limit: cap the tool calls of one run; calls over the cap are refused.
 
+Guarantee: at most ``limit`` tool calls are executed per run; every call over it is
+answered with a refusal and never runs.
+
 When to use: bound the cost and the side effects of a run (paid APIs, writes, slow
 searches), or stop a model that keeps calling tools instead of answering.
 
 ``ToolCallLimit`` keeps the run's count in the state (``run_tool_calls``, through its
 ``state_schema``), resets it in ``before_agent`` and checks it in ``after_model``, where
-the model's tool calls are known but not yet executed. Calls within the budget go on to
+the model's tool calls are known but not yet executed. It counts the calls the agent is
+about to run: those of the model's latest answer (the last ``AIMessage``, wherever other
+hooks' messages put it) that no ``ToolMessage`` answers yet — a call a reviewer already
+rejected will not run, so it costs nothing. Calls within the budget go on to
 the tools; each call over it gets an error ``ToolMessage`` right away. The agent only
 runs the calls that have no answer yet, so refused calls never execute, and the model
 reads the refusal and can answer with what it has. With ``exit_behavior="end"`` the run
@@ -21,9 +27,10 @@ count only tools with side effects; change the refusal text your model reads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langchain_core.tools import tool
 from langgraph.runtime import Runtime
 
@@ -35,12 +42,26 @@ class ToolCallLimitState(AgentState[Any], total=False):
     run_tool_calls: int
 
 
+def pending_calls(messages: Sequence[AnyMessage]) -> list[ToolCall]:
+    """The calls of the model's latest answer (the last ``AIMessage``) that no
+    ``ToolMessage`` answers yet: the calls the agent is about to run."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, AIMessage):
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
+            return [c for c in message.tool_calls if c["id"] not in answered]
+    return []
+
+
 class ToolCallLimit(AgentMiddleware[ToolCallLimitState, Any]):
-    """Allows ``limit`` tool calls per run; refuses the rest (or ends the run)."""
+    """Allows ``limit`` tool calls per run; refuses the rest (or ends the run).
+
+    Guarantee: at most ``limit`` tool calls are executed per run.
+    """
 
     state_schema = ToolCallLimitState
-    reads = ("state.messages", "state.run_tool_calls")
-    writes = ("state.messages", "state.run_tool_calls")
+    reads = ("state.messages", "state.run_tool_calls", "messages.latest")
+    writes = ("state.messages", "state.run_tool_calls", "messages.answer", "messages.append")
 
     def __init__(self, limit: int, exit_behavior: Literal["continue", "end"] = "continue") -> None:
         self.limit = limit
@@ -63,18 +84,18 @@ class ToolCallLimit(AgentMiddleware[ToolCallLimitState, Any]):
     def after_model(
         self, state: ToolCallLimitState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        last = state["messages"][-1]
-        if not isinstance(last, AIMessage) or not last.tool_calls:
+        calls = pending_calls(state["messages"])
+        if not calls:
             return None
         used = state.get("run_tool_calls", 0)
         allowed = max(self.limit - used, 0)
-        if len(last.tool_calls) <= allowed:
-            return {"run_tool_calls": used + len(last.tool_calls)}
+        if len(calls) <= allowed:
+            return {"run_tool_calls": used + len(calls)}
         if self.exit_behavior == "end":
-            refusals = [self.refusal(c["name"], c["id"]) for c in last.tool_calls]
+            refusals = [self.refusal(c["name"], c["id"]) for c in calls]
             notice = AIMessage(f"Stopping: the limit of {self.limit} tool calls was reached.")
             return {"messages": [*refusals, notice], "jump_to": "end"}
-        refused = [self.refusal(c["name"], c["id"]) for c in last.tool_calls[allowed:]]
+        refused = [self.refusal(c["name"], c["id"]) for c in calls[allowed:]]
         return {"messages": refused, "run_tool_calls": used + allowed}
 
 

@@ -1,5 +1,8 @@
 """Tool monitoring: record every tool call's name, arguments, duration and outcome.
 
+Guarantee: every tool call that runs leaves a record with its call id and how it
+ended.
+
 When to use: find slow or failing tools, see which arguments the model sends, feed a
 dashboard or an audit log — without touching the tools themselves.
 
@@ -52,7 +55,11 @@ class ToolCallRecord:
 class ToolMonitor(AgentMiddleware[AgentState[Any], Any]):
     """Records each tool call in ``records``: name, args, duration and status."""
 
-    reads = ("tool.args", "tool.result")  # it only looks: nothing it passes on is changed
+    reads = (
+        "tool.args",
+        "tool.result",
+        "tool.calls",
+    )  # it only looks: nothing it passes on is changed
 
     def __init__(self) -> None:
         self.records: list[ToolCallRecord] = []

@@ -1,5 +1,8 @@
 """Tool retry: retry a failing tool with backoff; if it keeps failing, tell the model.
 
+Guarantee: a tool call that keeps raising one of ``retry_on`` runs ``max_retries + 1``
+times and then ends as one error ``ToolMessage``; the run goes on.
+
 When to use: tools that call networks or services fail now and then. A transient failure
 should be retried; a lasting one should not crash the run — the model can apologise, try
 another tool, or answer without it.

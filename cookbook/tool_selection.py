@@ -1,5 +1,8 @@
 """Tool selection: offer the model only the tools the current task needs.
 
+Guarantee: with a ``toolset`` in the state, every model call is offered only that
+group's tools.
+
 When to use: an agent with many tools confuses the model and spends tokens on tool
 schemas it will never use. The caller (or an earlier hook) knows which group of tools
 fits the task; give the model that group only.

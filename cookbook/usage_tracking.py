@@ -1,5 +1,8 @@
 """Usage tracking: add up token usage in the state from a wrap_model_call hook.
 
+Guarantee: ``usage`` holds the sum of the ``usage_metadata`` of every model answer
+the hook sees.
+
 When to use: cost reporting, per-thread token budgets, or metrics that other hooks (and
 the caller) read from the state rather than from logs.
 
@@ -54,7 +57,7 @@ class UsageTracker(AgentMiddleware[UsageState]):
     """Adds every model answer's ``usage_metadata`` to the ``usage`` field of the state."""
 
     state_schema = UsageState
-    reads = ("state.usage", "model.result")
+    reads = ("state.usage", "model.result", "model.calls")
     writes = ("state.usage",)
 
     def wrap_model_call(

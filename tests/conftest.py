@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import re
+import sys
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from dataclasses import dataclass
@@ -202,3 +203,12 @@ class StreamingScriptedModel(StreamingScriptedChatModel):
         if message.tool_calls:
             calls = tool_call_chunks(message)
             yield AIMessageChunk(content="", id=message.id, tool_call_chunks=calls)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say how many stacks the recipe composition matrix ran, when it ran."""
+    matrix = sys.modules.get("recipe_guarantees")
+    if matrix is None:
+        return
+    counts = ", ".join(f"{len(stacks)} {kind}" for kind, stacks in matrix.RAN.items())
+    terminalreporter.write_line(f"recipe composition matrix: ran {counts} (ordered)")
