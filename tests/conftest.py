@@ -211,4 +211,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if matrix is None:
         return
     counts = ", ".join(f"{len(stacks)} {kind}" for kind, stacks in matrix.RAN.items())
-    terminalreporter.write_line(f"recipe composition matrix: ran {counts} (ordered)")
+    terminalreporter.write_line(
+        f"recipe composition matrix: ran {counts} (ordered); "
+        f"{len(matrix.WARNED)} of them were warned or refused at build, the rest kept "
+        "every guarantee"
+    )

@@ -883,6 +883,9 @@ RAN: dict[str, set[tuple[str, ...]]] = {
     "triples": set(),
 }
 """The stacks the matrix ran, by kind (for the summary pytest prints)."""
+WARNED: set[tuple[str, ...]] = set()
+"""The stacks whose build warned or refused naming their members (the rest kept every
+guarantee); printed beside the counts, so a checker that warns about everything shows."""
 
 
 def check_stack(members: Sequence[Member], kind: str) -> list[str]:
@@ -907,6 +910,7 @@ def verdict(outcome: Outcome, members: Sequence[Member], aimed: Member) -> str |
         if _names(text, outcome.names[aimed.name]) and any(
             _names(text, outcome.names[m.name]) for m in others
         ):
+            WARNED.add(tuple(m.name for m in members))
             return None
     assert outcome.run is not None and aimed.holds is not None
     broken = aimed.holds(outcome.run)
