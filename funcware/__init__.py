@@ -27,6 +27,7 @@ from .errors import (
     MissingCheckpointerError,
     UnknownNodeError,
     UnknownStateKeyError,
+    UnknownStateKeyWarning,
 )
 from .hooks import (
     AgentMiddleware,
@@ -113,6 +114,7 @@ __all__ = [
     "UndeclaredEffectError",
     "UnknownNodeError",
     "UnknownStateKeyError",
+    "UnknownStateKeyWarning",
     "__version__",
     "after_agent",
     "after_model",
