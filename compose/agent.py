@@ -25,6 +25,7 @@ from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
+from funcware.hooks.tracing import hook_trace_policy, resolve_trace_policy
 from funcware.hooks.wording import a
 
 from .effects.ordering import EffectsMode, Order, check_choice
@@ -159,6 +160,8 @@ def create_agent(
     hooks = plan.hooks
     guard = StreamGuard.build(plan.middleware, hooks)
     keys = StateKeys(plan.state_keys, strict=effects == "strict")
+    for member in plan.middleware:
+        resolve_trace_policy(member)  # refuses a trace_policy that is no TracePolicy
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
@@ -198,7 +201,11 @@ def create_agent(
     node_hooks = [impl for hook in NODE_HOOKS for impl in hooks[hook]]
     nodes = frozenset(["model", *(["tools"] if tool_node else []), *(i.label for i in node_hooks)])
     for impl in node_hooks:
-        graph.add_node(impl.label, _hook_node(impl, keys, nodes, guard))
+        graph.add_node(
+            impl.label,
+            _hook_node(impl, keys, nodes, guard),
+            trace_policy=hook_trace_policy(impl.middleware),
+        )
 
     _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(

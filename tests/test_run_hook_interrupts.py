@@ -1,4 +1,4 @@
-"""``run_hook`` on a hook that calls ``interrupt()``: the pause is reported, and ``resume=`` answers it.
+"""``run_hook`` on a hook that calls ``interrupt()``: the pause is reported, ``resume=`` answers it.
 
 As in an agent, a resumed hook runs again from its start and ``interrupt()`` returns the
 answer; sync and async paths alike, for node hooks and wrap hooks.
