@@ -18,12 +18,12 @@ import pytest
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.schemas import Run
+from support import require_langchain
 
 import funcware
 from funcware import TracePolicy, omit_payload
 from funcware.interop import to_langchain
 from funcware.testing import ScriptedChatModel
-from support import require_langchain
 
 lc_agents = require_langchain("langchain.agents")
 lc_mw = require_langchain("langchain.agents.middleware")
