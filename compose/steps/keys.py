@@ -37,7 +37,8 @@ class StateKeys(frozenset[str]):
 
     ``strict``: raise :class:`UnknownStateKeyError`. Otherwise warn, once per hook (its
     ``owner`` text names the middleware and hook) and key, and let langgraph drop the
-    write. A plain ``frozenset`` given where a ``StateKeys`` is expected is strict.
+    write. It is a ``frozenset`` so that whatever takes the agent's keys takes it as is; a
+    plain ``frozenset`` there is strict.
     """
 
     strict: bool
