@@ -47,11 +47,12 @@ _INTERNAL_CALL_TOKEN = secrets.token_hex(16)
 _LC_INTERNAL_CALLS = "langchain.agents.middleware.internal_call_transformer"
 
 
-def _checked(policy: object, owner: str) -> TracePolicy | None:
+def _checked(policy: object, owner: Callable[[], str]) -> TracePolicy | None:
+    """``policy`` if it is one (or ``None``); ``owner()`` names it in the error otherwise."""
     if policy is None or isinstance(policy, TracePolicy):
         return policy
     raise TypeError(
-        f"{owner} is {type(policy).__name__} {policy!r}; it must be a "
+        f"{owner()} is {type(policy).__name__} {policy!r}; it must be a "
         "langgraph.types.TracePolicy (e.g. TracePolicy(process_inputs=omit_payload)) or None."
     )
 
@@ -62,12 +63,14 @@ def configure_trace_policy(policy: TracePolicy | None) -> None:
     A middleware's own ``trace_policy`` overrides it whole. Call it once, at startup.
     """
     global _default_policy  # one process-wide default, as in LangChain
-    _default_policy = _checked(policy, "configure_trace_policy(policy)")
+    _default_policy = _checked(policy, lambda: "configure_trace_policy(policy)")
 
 
 def _own_policy(middleware: object) -> TracePolicy | None:
-    name = getattr(middleware, "name", type(middleware).__name__)
-    owner = f"middleware {name!r} ({origin(middleware)}) trace_policy"
+    def owner() -> str:  # only for the error: finding a class's line reads its source
+        name = getattr(middleware, "name", type(middleware).__name__)
+        return f"middleware {name!r} ({origin(middleware)}) trace_policy"
+
     return _checked(getattr(middleware, "trace_policy", None), owner)
 
 
