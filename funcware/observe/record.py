@@ -1,0 +1,109 @@
+"""The run record: every hook execution and wrap-layer call of the runs inside a block.
+
+``with record() as run: agent.invoke(...)`` (or ``async with``) makes a :class:`RunRecord`
+active for the block: it collects one :class:`~funcware.observe.observers.Layer` per hook
+execution and per wrap-layer call, in the order they started, in this context only (other
+threads and tasks that did not start inside the block are not recorded).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+
+from .observers import Layer, observing
+
+__all__ = ["RunRecord", "record"]
+
+
+class RunRecord:
+    """The layers of the runs recorded so far, in the order they started."""
+
+    def __init__(self) -> None:
+        self.layers: list[Layer] = []
+        self._lock = threading.Lock()
+
+    def start_layer(self, layer: Layer) -> None:
+        with self._lock:
+            self.layers.append(layer)
+
+    def end_layer(self, layer: Layer) -> None:
+        return None
+
+    def __iter__(self) -> Iterator[Layer]:
+        return iter(list(self.layers))
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    def outcomes(self) -> list[tuple[str, str]]:
+        """``(f"{middleware}.{hook}", outcome)`` per layer, in order (handy in tests)."""
+        return [(f"{layer.middleware}.{layer.hook}", str(layer.outcome)) for layer in self]
+
+    def lines(self) -> list[str]:
+        """The timeline: one line per layer, indented by its nesting in the onion."""
+        return [timeline_line(layer) for layer in self]
+
+    def __str__(self) -> str:
+        if not self.layers:
+            return "run: nothing recorded"
+        return "\n".join(["run:", *("  " + line for line in self.lines())])
+
+    def __repr__(self) -> str:
+        return f"<RunRecord of {len(self.layers)} layers>"
+
+
+def timeline_line(layer: Layer) -> str:
+    """One layer as a line of the timeline."""
+    parts = [f"{'  ' * layer.depth}{layer.middleware}.{layer.hook}", str(layer.outcome)]
+    if layer.handler_calls > 1 or (layer.hook.startswith("wrap_") and layer.handler_calls != 1):
+        parts.append(f"handler x{layer.handler_calls}")
+    if layer.changed:
+        parts.append(f"changed {', '.join(layer.changed)}")
+    if layer.wrote:
+        parts.append(f"wrote {', '.join(layer.wrote)}")
+    if layer.jump_to:
+        parts.append(f"jump_to={layer.jump_to}")
+    if layer.error is not None:
+        parts.append(f"{type(layer.error).__name__}: {layer.error}".splitlines()[0][:80])
+    parts.append(f"{layer.duration_s * 1000:.2f} ms")
+    return " · ".join(parts)
+
+
+class record:
+    """Record the layers of every run inside the block: ``with record() as run:``.
+
+    Usable as ``with`` and ``async with``; nests (an inner record sees its block's layers,
+    the outer one sees them too).
+    """
+
+    def __init__(self) -> None:
+        self.run = RunRecord()
+        self._tokens: list[object] = []
+
+    def __enter__(self) -> RunRecord:
+        manager = observing(self.run)
+        manager.__enter__()
+        self._tokens.append(manager)
+        return self.run
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        manager = self._tokens.pop()
+        manager.__exit__(kind, exc, traceback)  # type: ignore[attr-defined]
+
+    async def __aenter__(self) -> RunRecord:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.__exit__(kind, exc, traceback)
