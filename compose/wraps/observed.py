@@ -22,7 +22,14 @@ from funcware.observe.observers import Outcome, end, start
 if TYPE_CHECKING:
     from .layers import Handler, Run
 
-__all__ = ["aobserved_layer", "changed_fields", "failure_outcome", "observed_layer", "wrote_keys"]
+__all__ = [
+    "aobserved_layer",
+    "changed_fields",
+    "failure_outcome",
+    "node_ended",
+    "observed_layer",
+    "wrote_keys",
+]
 
 
 def failure_outcome(exc: BaseException) -> Outcome:
@@ -35,14 +42,24 @@ def failure_outcome(exc: BaseException) -> Outcome:
 
 
 def changed_fields(before: Any, after: Any) -> tuple[str, ...]:
-    """The fields of request ``after`` that are not the very objects ``before`` holds."""
+    """The fields of request ``after`` that differ from those of ``before``."""
     if after is None or after is before or not dataclasses.is_dataclass(before):
         return ()
     return tuple(
         f.name
         for f in dataclasses.fields(before)
-        if getattr(before, f.name, None) is not getattr(after, f.name, None)
+        if _differs(getattr(before, f.name, None), getattr(after, f.name, None))
     )
+
+
+def _differs(before: Any, after: Any) -> bool:
+    """Not the same object and not equal (a bridged layer passes on equal copies)."""
+    if before is after:
+        return False
+    try:
+        return bool(before != after)
+    except Exception:  # a value whose comparison fails: count it as changed
+        return True
 
 
 def _changed(request: Any, handler: Handler) -> tuple[str, ...]:
@@ -66,13 +83,25 @@ def wrote_keys(update: object) -> tuple[str, ...]:
     return ()
 
 
+def node_ended(result: object) -> tuple[Outcome, tuple[str, ...], str | None]:
+    """How a node hook that returned ``result`` ended: outcome, keys written, jump target."""
+    update = result.update if isinstance(result, Command) else result
+    jump_to = update.get("jump_to") if isinstance(update, Mapping) else None
+    wrote = wrote_keys(result)
+    if jump_to is not None:
+        return "jumped", wrote, str(jump_to)
+    if isinstance(result, Command) and result.goto:
+        return "jumped", wrote, str(result.goto)
+    return ("modified" if wrote else "passed"), wrote, None
+
+
 def _outcome(result: Any, handler: Handler, changed: tuple[str, ...], wrote: Any) -> Outcome:
     if handler.calls == 0:
         return "short_circuited"
     if handler.calls > 1:
         return "retried"
     answer = result.model_response if isinstance(result, ExtendedModelResponse) else result
-    if changed or wrote or not handler.answered or answer is not handler.answer:
+    if changed or wrote or not handler.answered or _differs(handler.answer, answer):
         return "modified"
     return "passed"
 

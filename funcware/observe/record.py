@@ -14,7 +14,7 @@ from types import TracebackType
 
 from .observers import Layer, observing
 
-__all__ = ["RunRecord", "record"]
+__all__ = ["RunRecord", "beside_plan", "record", "timeline_line"]
 
 
 class RunRecord:
@@ -69,6 +69,23 @@ def timeline_line(layer: Layer) -> str:
         parts.append(f"{type(layer.error).__name__}: {layer.error}".splitlines()[0][:80])
     parts.append(f"{layer.duration_s * 1000:.2f} ms")
     return " · ".join(parts)
+
+
+def beside_plan(labels: list[str], run: RunRecord) -> list[str]:
+    """``explain``'s run section: per hook of the plan (``labels``, in plan order) what its
+    executions ended as on ``run``, then the run's timeline."""
+    outcomes: dict[str, dict[str, int]] = {label: {} for label in labels}
+    for layer in run:
+        counts = outcomes.setdefault(f"{layer.middleware}.{layer.hook}", {})
+        counts[str(layer.outcome)] = counts.get(str(layer.outcome), 0) + 1
+    width = max((len(label) for label in outcomes), default=0)
+    out = [f"  {'this run':<13} {len(run)} layers recorded"]
+    for label, counts in outcomes.items():
+        seen = ", ".join(f"{outcome} x{count}" for outcome, count in counts.items())
+        out.append(f"    {label:<{width}}  {seen or 'did not run'}")
+    out.append(f"  {'timeline':<13}")
+    out.extend("    " + line for line in run.lines())
+    return out
 
 
 class record:
