@@ -41,9 +41,9 @@ class RunRecord:
         """``(f"{middleware}.{hook}", outcome)`` per layer, in order (handy in tests)."""
         return [(f"{layer.middleware}.{layer.hook}", str(layer.outcome)) for layer in self]
 
-    def lines(self) -> list[str]:
+    def lines(self, *, timings: bool = True) -> list[str]:
         """The timeline: one line per layer, indented by its nesting in the onion."""
-        return [timeline_line(layer) for layer in self]
+        return [timeline_line(layer, timings=timings) for layer in self]
 
     def __str__(self) -> str:
         if not self.layers:
@@ -54,10 +54,10 @@ class RunRecord:
         return f"<RunRecord of {len(self.layers)} layers>"
 
 
-def timeline_line(layer: Layer) -> str:
-    """One layer as a line of the timeline."""
+def timeline_line(layer: Layer, *, timings: bool = True) -> str:
+    """One layer as a line of the timeline (with its duration unless ``timings=False``)."""
     parts = [f"{'  ' * layer.depth}{layer.middleware}.{layer.hook}", str(layer.outcome)]
-    if layer.handler_calls > 1 or (layer.hook.startswith("wrap_") and layer.handler_calls != 1):
+    if layer.handler_calls > 1:
         parts.append(f"handler x{layer.handler_calls}")
     if layer.changed:
         parts.append(f"changed {', '.join(layer.changed)}")
@@ -65,9 +65,10 @@ def timeline_line(layer: Layer) -> str:
         parts.append(f"wrote {', '.join(layer.wrote)}")
     if layer.jump_to:
         parts.append(f"jump_to={layer.jump_to}")
-    if layer.error is not None:
+    if layer.error is not None and layer.outcome != "interrupted":
         parts.append(f"{type(layer.error).__name__}: {layer.error}".splitlines()[0][:80])
-    parts.append(f"{layer.duration_s * 1000:.2f} ms")
+    if timings:
+        parts.append(f"{layer.duration_s * 1000:.2f} ms")
     return " · ".join(parts)
 
 
