@@ -81,7 +81,7 @@ async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outc
 class Run:
     """What every call of one run of layers shares: the layers and how to check them."""
 
-    __slots__ = ("funcs", "hook", "impls", "inner", "normalize", "plain", "size", "warned")
+    __slots__ = ("funcs", "hook", "impls", "inner", "normalize", "plain", "size", "warned", "who")
 
     def __init__(
         self, impls: Sequence[HookImpl], funcs: list[Any], kind: CallKind, inner: Any
@@ -96,6 +96,8 @@ class Run:
         self.plain = kind.plain
         self.warned: set[int] = set()
         """Layers already warned about for a double call."""
+        self.who: list[tuple[str, str]] | None = None
+        """Per layer: its middleware's name and where it is defined (made when observed)."""
 
 
 _new = object.__new__

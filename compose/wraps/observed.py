@@ -106,10 +106,17 @@ def _outcome(result: Any, handler: Handler, changed: tuple[str, ...], wrote: Any
     return "passed"
 
 
+def _who(run: Run, at: int) -> tuple[str, str]:
+    """Layer ``at``'s middleware name and where it is defined (looked up once per run)."""
+    if run.who is None:
+        run.who = [(impl.middleware.name, impl.where) for impl in run.impls]
+    return run.who[at]
+
+
 def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     """Call layer ``at`` with ``handler``, telling the active observers how it went."""
-    impl = run.impls[at]
-    started = start(handler.observers, impl.middleware.name, run.hook, impl.where)
+    name, where = _who(run, at)
+    started = start(handler.observers, name, run.hook, where)
     try:
         result = run.funcs[at](request, handler.call)
     except BaseException as exc:
@@ -138,8 +145,8 @@ def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
 
 async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     """The async :func:`observed_layer`."""
-    impl = run.impls[at]
-    started = start(handler.observers, impl.middleware.name, run.hook, impl.where)
+    name, where = _who(run, at)
+    started = start(handler.observers, name, run.hook, where)
     try:
         result = await run.funcs[at](request, handler.call)
     except BaseException as exc:
