@@ -107,6 +107,7 @@ class Handler:
     """The handler given to one call of layer ``at`` (``-1``: the run's own entry)."""
 
     __slots__ = (
+        "again",
         "answer",
         "answered",
         "at",
@@ -126,6 +127,8 @@ class Handler:
     """How many times it was called."""
     answered: int
     """How many of those calls returned."""
+    again: bool
+    """Whether a call started after an earlier one had returned."""
     answer: Any
     """The response of the last call that returned (set once ``answered`` > 0)."""
     request: Any
@@ -135,12 +138,14 @@ class Handler:
 
     def __init__(self, run: Run, at: int, tail: Any, observers: tuple[Observer, ...]) -> None:
         self.run, self.at, self.tail, self.observers = run, at, tail, observers
-        self.calls, self.answered, self.writes = 0, 0, NO_WRITES
+        self.calls, self.answered, self.again, self.writes = 0, 0, False, NO_WRITES
 
     def call(self, request: Any) -> Any:
         """Run what lies inside layer ``at`` on ``request``; give its checked response."""
         self.calls += 1
         self.request = request
+        if self.answered:
+            self.again = True
         run = self.run
         at = self.at + 1
         try:
@@ -150,7 +155,7 @@ class Handler:
                 inner = _new(Handler)  # no __init__ frame: set every slot read before a call
                 inner.run, inner.at, inner.tail = run, at, self.tail
                 inner.observers, inner.calls, inner.answered = self.observers, 0, 0
-                inner.writes = NO_WRITES
+                inner.again, inner.writes = False, NO_WRITES
                 if self.observers:
                     result = observed_layer(run, at, request, inner)
                 else:
@@ -160,7 +165,7 @@ class Handler:
                 else:
                     response, own = run.normalize(result, run.impls[at])
                     writes = inner.writes + own if own else inner.writes
-                if inner.answered > 1:
+                if inner.again:
                     check_double_call(run, at, inner, response)
         except BaseException as exc:
             self.writes = NO_WRITES
@@ -183,6 +188,8 @@ class AsyncHandler(Handler):
     async def call(self, request: Any) -> Any:
         self.calls += 1
         self.request = request
+        if self.answered:
+            self.again = True
         run = self.run
         at = self.at + 1
         try:
@@ -192,7 +199,7 @@ class AsyncHandler(Handler):
                 inner = _new(AsyncHandler)  # no __init__ frame: set every slot read before a call
                 inner.run, inner.at, inner.tail = run, at, self.tail
                 inner.observers, inner.calls, inner.answered = self.observers, 0, 0
-                inner.writes = NO_WRITES
+                inner.again, inner.writes = False, NO_WRITES
                 if self.observers:
                     result = await aobserved_layer(run, at, request, inner)
                 else:
@@ -202,7 +209,7 @@ class AsyncHandler(Handler):
                 else:
                     response, own = run.normalize(result, run.impls[at])
                     writes = inner.writes + own if own else inner.writes
-                if inner.answered > 1:
+                if inner.again:
                     check_double_call(run, at, inner, response)
         except BaseException as exc:
             self.writes = NO_WRITES
