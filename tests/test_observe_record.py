@@ -389,3 +389,13 @@ def test_layers_are_plain_objects_with_the_documented_fields() -> None:
         assert hasattr(layer, name)
     assert "test_observe_record.py:" in layer.where
     assert time.perf_counter() > layer.started
+
+
+def test_records_nest_and_an_inner_block_is_seen_by_the_outer() -> None:
+    agent = _agent([passes], ["done", "done"])
+    with record() as outer:
+        agent.invoke(hi())
+        with record() as inner:
+            agent.invoke(hi())
+    assert len(inner.layers) == 1 and len(outer.layers) == 2
+    assert inner.layers[0] is outer.layers[1]
