@@ -127,6 +127,8 @@ def record() -> Recording:
     """Record the layers of every run inside the block: ``with record() as run:``.
 
     Usable as ``with`` and ``async with``. Records nest: an inner block's layers are in
-    the outer record too.
+    the outer record too. While recording, a wrap layer costs one stack frame more, so a
+    sync onion runs about 320 layers deep at the default recursion limit (480 when not
+    recording); async onions are not limited.
     """
     return Recording()
