@@ -399,3 +399,23 @@ def test_records_nest_and_an_inner_block_is_seen_by_the_outer() -> None:
             agent.invoke(hi())
     assert len(inner.layers) == 1 and len(outer.layers) == 2
     assert inner.layers[0] is outer.layers[1]
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_a_wrap_layer_that_fails_open_is_continued_and_its_handler_still_answers(mode: str) -> None:
+    @wrap_model_call(on_error="continue")
+    def flaky_logger(request: Any, handler: Callable[[Any], Any]) -> Any:
+        response = handler(request)
+        raise RuntimeError("log sink down")
+        return response
+
+    agent = _agent([flaky_logger])
+    with record() as run:
+        state = agent.invoke(hi()) if mode == "invoke" else asyncio.run(agent.ainvoke(hi()))
+    assert state["messages"][-1].content == "done"
+    (layer,) = run.layers
+    assert (layer.outcome, layer.handler_calls, str(layer.error)) == (
+        "continued",
+        1,
+        "log sink down",
+    )
