@@ -21,6 +21,7 @@ from typing_extensions import get_type_hints
 
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
+from funcware.observe.record import RunRecord, beside_plan
 
 from .effects.hazards import Hazard
 from .effects.ordering import Conflict
@@ -78,6 +79,8 @@ class Explanation:
     """The description of one pipeline; ``str()`` it, or draw it with :meth:`mermaid`."""
 
     plan: AgentPlan
+    run: RunRecord | None = None
+    """A run record shown beside the plan (``explain(agent, run=run)``)."""
 
     @property
     def conflicts(self) -> list[Conflict]:
@@ -151,6 +154,8 @@ class Explanation:
             out.append(f"  {'response':<13} {describe_format(plan.response_format)}")
         out.extend(self._order_lines())
         out.extend(f"  PROBLEM: {problem}" for problem in plan.problems)
+        if self.run is not None:
+            out.extend(_run_lines(plan, self.run))
         return out
 
     def __str__(self) -> str:
@@ -209,11 +214,15 @@ def _quote(label: str) -> str:
     return '"' + label.replace('"', "'") + '"'
 
 
-def explain(target: Any) -> Explanation:
-    """Describe a middleware list (or a single middleware) or an agent from ``create_agent``."""
+def explain(target: Any, *, run: RunRecord | None = None) -> Explanation:
+    """Describe a middleware list (or a single middleware) or an agent from ``create_agent``.
+
+    With ``run`` (from ``funcware.observe.record()``), what each hook did on that run is
+    shown beside the plan, then the run's timeline.
+    """
     plan = getattr(target, _PLAN_ATTR, None)
     if isinstance(plan, AgentPlan):
-        return Explanation(plan)
+        return Explanation(plan, run)
     if hasattr(target, "get_graph"):
         raise TypeError(
             "explain() got a graph that funcware.create_agent did not build; pass the "
@@ -228,4 +237,18 @@ def explain(target: Any) -> Explanation:
             f"explain() got {target!r} ({type(target).__name__}); it takes a middleware, a "
             "list of middleware, or an agent built by funcware.create_agent."
         )
-    return Explanation(AgentPlan.build(middleware, strict=False, place="explain([...])[{}]"))
+    return Explanation(AgentPlan.build(middleware, strict=False, place="explain([...])[{}]"), run)
+
+
+def _run_lines(plan: AgentPlan, run: RunRecord) -> list[str]:
+    """The run beside the plan: each hook's outcomes in plan order, then the timeline."""
+    hooks = plan.hooks
+    order = [
+        *hooks["before_agent"],
+        *hooks["before_model"],
+        *hooks["wrap_model_call"],
+        *reversed(hooks["after_model"]),
+        *hooks["wrap_tool_call"],
+        *reversed(hooks["after_agent"]),
+    ]
+    return beside_plan([impl.label for impl in order], run)

@@ -3,14 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from funcware.compose import explain
+from funcware.observe import record
 
 from . import RECIPES, load
-from ._observe import run_observed
-from ._render import render_messages
+from ._render import done_lines, render_messages, shorten
+
+
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"log           {shorten(f'{record.name}: {record.getMessage()}', 80)}")
+
+
+@contextmanager
+def _logged() -> Iterator[list[str]]:
+    """The log lines (INFO and up) of what runs inside."""
+    handler, root = _Lines(), logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        yield handler.lines
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
 
 
 def _summary(name: str) -> str:
@@ -21,7 +46,8 @@ def _summary(name: str) -> str:
 def _run(name: str) -> bool:
     print(f"== {name}: {_summary(name)}")
     try:
-        agent, state, observed = run_observed(load(name).demo)
+        with record() as run, _logged() as logs:
+            agent, state = load(name).demo()
     except Exception:
         print("   FAILED")
         print("   " + traceback.format_exc().replace("\n", "\n   "))
@@ -35,11 +61,16 @@ def _run(name: str) -> bool:
     highlights = getattr(load(name), "highlights", None)
     extra = [
         *(highlights(agent, state) if highlights is not None else ()),
-        *observed.lines(agent, state),
+        *done_lines(agent, state),
+        *logs,
     ]
     if extra:
         print("   what it did")
         for line in extra:
+            print("     " + line)
+    if run.layers:
+        print("   middleware, hook by hook")
+        for line in run.lines(timings=False):
             print("     " + line)
     print()
     return True

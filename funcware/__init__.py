@@ -23,6 +23,7 @@ from .compose import (
 from .compose.threads.bridge import BridgeSettings, configure_bridge
 from .errors import (
     BrokenStackError,
+    DoubleCallWarning,
     InvalidJumpError,
     MissingCheckpointerError,
     UnknownNodeError,
@@ -86,6 +87,7 @@ __all__ = [
     "BridgeSettings",
     "BrokenStackError",
     "ComposedMiddleware",
+    "DoubleCallWarning",
     "Explanation",
     "ExtendedModelResponse",
     "HookTimeoutError",

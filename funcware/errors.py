@@ -10,9 +10,11 @@ from funcware.compose.graph.plan import BrokenStackError
 from funcware.compose.steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
 from funcware.compose.steps.nodes import InvalidJumpError, UnknownNodeError
 from funcware.compose.steps.pauses import MissingCheckpointerError
+from funcware.compose.wraps.double_calls import DoubleCallWarning
 
 __all__ = [
     "BrokenStackError",
+    "DoubleCallWarning",
     "InvalidJumpError",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",

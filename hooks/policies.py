@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.errors import GraphBubbleUp
 
+from funcware.observe.observers import note_continued
+
 if TYPE_CHECKING:
     from .middleware import HookImpl
 
@@ -288,6 +290,7 @@ def _async_deadline(func: Callable[..., Any], impl: HookImpl, seconds: float) ->
 
 
 def _log(impl: HookImpl, exc: BaseException) -> None:
+    note_continued(exc)
     logger.warning(
         "%s raised %s: %s; the run goes on without it (on_error='continue')",
         impl.describe(),

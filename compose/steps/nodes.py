@@ -19,9 +19,11 @@ from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 from funcware.hooks.wording import a
+from funcware.observe.observers import active, end, start
 
 from ..stream.quiet import hidden_calls
 from ..threads.bridge import run_coroutine_sync, run_in_thread, runnable_config
+from ..wraps.observed import failure_outcome, node_ended
 from ..wraps.results import returned
 from ..wraps.updates import update_writes
 from .failures import note_raised
@@ -131,7 +133,7 @@ def _arguments(
     return args, call.values(runtime, config) if call.extras else _NO_KWARGS
 
 
-def run_node(
+def _call_node(
     impl: HookImpl,
     state: Any,
     runtime: Any,
@@ -164,7 +166,7 @@ def run_node(
     return checked
 
 
-async def run_node_async(
+async def _acall_node(
     impl: HookImpl,
     state: Any,
     runtime: Any,
@@ -194,3 +196,59 @@ async def run_node_async(
     if checked is not None:
         record_jump(config, impl, checked)
     return checked
+
+
+def run_node(
+    impl: HookImpl,
+    state: Any,
+    runtime: Any,
+    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    *,
+    known: frozenset[str] | None = None,
+    nodes: frozenset[str] | None = None,
+) -> dict[str, Any] | Command[Any] | None:
+    """Call the hook from sync code (an async-only hook runs on an event loop).
+
+    With ``known``, the result may write only those state keys; with ``nodes``, a
+    ``Command`` may go only to those nodes. Active observers are told how it went.
+    """
+    observers = active()
+    if not observers:
+        return _call_node(impl, state, runtime, config, known=known, nodes=nodes)
+    started = start(observers, impl.middleware.name, impl.hook, impl.where)
+    try:
+        result = _call_node(impl, state, runtime, config, known=known, nodes=nodes)
+    except BaseException as exc:
+        end(observers, started, failure_outcome(exc), error=exc)
+        raise
+    outcome, wrote, jump_to = node_ended(result)
+    end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
+    return result
+
+
+async def run_node_async(
+    impl: HookImpl,
+    state: Any,
+    runtime: Any,
+    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
+    *,
+    known: frozenset[str] | None = None,
+    nodes: frozenset[str] | None = None,
+) -> dict[str, Any] | Command[Any] | None:
+    """Call the hook from async code (a sync-only hook runs on a worker thread).
+
+    ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
+    Active observers are told how it went.
+    """
+    observers = active()
+    if not observers:
+        return await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)
+    started = start(observers, impl.middleware.name, impl.hook, impl.where)
+    try:
+        result = await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)
+    except BaseException as exc:
+        end(observers, started, failure_outcome(exc), error=exc)
+        raise
+    outcome, wrote, jump_to = node_ended(result)
+    end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
+    return result

@@ -8,11 +8,11 @@ note of an error it only passed on. Each layer's ``handler`` is
 the rest of the onion; it returns only the response, and the layer's own command (model
 calls) is added to the writes collected from the last attempt of the layers inside it.
 
-A run of layers is a chain of handlers built once (see :mod:`.chain_state`); a call
-takes a free chain from the run's pool, so a layer costs at most two stack frames and
-no allocation. An async run longer than the stack has room for continues on a fresh task (a
-fresh stack) every :func:`stack_layers` layers, so its depth is not bounded by the recursion
-limit; a shorter one never pays for a new task.
+A run of layers is folded per call (see :mod:`.layers`): each layer is called with a
+small handler object of its own, so a layer costs two stack frames, as nested calls do,
+and every layer's result gets the same check. An async run longer than the stack has room
+for continues on a fresh task (a fresh stack) every :func:`stack_layers` layers, so its
+depth is not bounded by the recursion limit; a shorter one never pays for a new task.
 
 Layers that have only the other flavour are bridged in runs: in a sync onion, a run of
 async-only layers runs on an event loop with an async handler around the sync rest; in an
@@ -32,7 +32,7 @@ from typing import Any
 from funcware.hooks.middleware import HookImpl
 
 from ..threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
-from .chain_state import (
+from .layers import (
     AsyncPiece,
     AsyncTail,
     Outcome,
@@ -83,9 +83,6 @@ class CallKind:
     """Check a layer's return value; give its response and its own writes."""
     plain: type | None = None
     """Results of exactly this type pass unchecked, with no writes (the fast path)."""
-    proves: bool = False
-    """Whether layers proven to return their handler's result run with no handler frame of
-    the onion's own (:mod:`.proofs`): sound when every tail returns a checked result."""
 
 
 def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:

@@ -100,11 +100,7 @@ def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None)
 
 def model_calls(known: frozenset[str] | None = None) -> CallKind:
     """The model-call onion kind; with ``known``, command writes must be state keys."""
-    # Model tails always give a ModelResponse (the model node's, a composite's, the test
-    # kit's normalise what they call), so a proven layer's result needs no check.
-    return CallKind(
-        "wrap_model_call", partial(_normalize_model, known=known), ModelResponse, proves=True
-    )
+    return CallKind("wrap_model_call", partial(_normalize_model, known=known), ModelResponse)
 
 
 def tool_calls(known: frozenset[str] | None = None) -> CallKind:

@@ -1,0 +1,173 @@
+"""A wrap layer's call as observers see it (only while something observes the run).
+
+The layer is started before it is called and ended with its outcome: ``short_circuited``
+(it never called its handler), ``retried`` (it called it more than once), ``modified``
+(it changed the request, wrote state or answered with something else than its handler's
+answer), ``passed``, or, when it raised, ``failed``, ``timed_out`` or ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from langgraph.errors import GraphInterrupt
+from langgraph.types import Command
+
+from funcware.hooks.policies import HookTimeoutError
+from funcware.hooks.types import ExtendedModelResponse
+from funcware.observe.observers import Outcome, end, start
+
+if TYPE_CHECKING:
+    from .layers import Handler, Run
+
+__all__ = [
+    "aobserved_layer",
+    "changed_fields",
+    "failure_outcome",
+    "node_ended",
+    "observed_layer",
+    "wrote_keys",
+]
+
+
+def failure_outcome(exc: BaseException) -> Outcome:
+    """How a layer that raised ``exc`` ended."""
+    if isinstance(exc, HookTimeoutError):
+        return "timed_out"
+    if isinstance(exc, GraphInterrupt):
+        return "interrupted"
+    return "failed"
+
+
+def changed_fields(before: Any, after: Any) -> tuple[str, ...]:
+    """The fields of request ``after`` that differ from those of ``before``."""
+    if after is None or after is before or not dataclasses.is_dataclass(before):
+        return ()
+    return tuple(
+        f.name
+        for f in dataclasses.fields(before)
+        if _differs(getattr(before, f.name, None), getattr(after, f.name, None))
+    )
+
+
+def _differs(before: Any, after: Any) -> bool:
+    """Not the same object and not equal (a bridged layer passes on equal copies)."""
+    if before is after:
+        return False
+    try:
+        return bool(before != after)
+    except Exception:  # a value whose comparison fails: count it as changed
+        return True
+
+
+def _changed(request: Any, handler: Handler) -> tuple[str, ...]:
+    return changed_fields(request, handler.request) if handler.calls else ()
+
+
+def wrote_keys(update: object) -> tuple[str, ...]:
+    """The state keys a node update, a ``Command`` or an ``ExtendedModelResponse`` writes."""
+    if isinstance(update, ExtendedModelResponse):
+        update = update.command
+    if isinstance(update, Command):
+        update = update.update
+    if isinstance(update, Mapping):
+        return tuple(str(key) for key in update if key != "jump_to")
+    if isinstance(update, (list, tuple)):
+        return tuple(
+            dict.fromkeys(
+                str(item[0]) for item in update if isinstance(item, tuple) and item[0] != "jump_to"
+            )
+        )
+    return ()
+
+
+def node_ended(result: object) -> tuple[Outcome, tuple[str, ...], str | None]:
+    """How a node hook that returned ``result`` ended: outcome, keys written, jump target."""
+    update = result.update if isinstance(result, Command) else result
+    jump_to = update.get("jump_to") if isinstance(update, Mapping) else None
+    wrote = wrote_keys(result)
+    if jump_to is not None:
+        return "jumped", wrote, str(jump_to)
+    if isinstance(result, Command) and result.goto:
+        return "jumped", wrote, str(result.goto)
+    return ("modified" if wrote else "passed"), wrote, None
+
+
+def _outcome(result: Any, handler: Handler, changed: tuple[str, ...], wrote: Any) -> Outcome:
+    if handler.calls == 0:
+        return "short_circuited"
+    if handler.calls > 1:
+        return "retried"
+    answer = result.model_response if isinstance(result, ExtendedModelResponse) else result
+    if changed or wrote or not handler.answered or _differs(handler.answer, answer):
+        return "modified"
+    return "passed"
+
+
+def _who(run: Run, at: int) -> tuple[str, str]:
+    """Layer ``at``'s middleware name and where it is defined (looked up once per run)."""
+    if run.who is None:
+        run.who = [(impl.middleware.name, impl.where) for impl in run.impls]
+    return run.who[at]
+
+
+def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
+    """Call layer ``at`` with ``handler``, telling the active observers how it went."""
+    name, where = _who(run, at)
+    started = start(handler.observers, name, run.hook, where)
+    try:
+        result = run.funcs[at](request, handler.call)
+    except BaseException as exc:
+        end(
+            handler.observers,
+            started,
+            failure_outcome(exc),
+            handler_calls=handler.calls,
+            changed=_changed(request, handler),
+            error=exc,
+        )
+        raise
+    changed = _changed(request, handler)
+    wrote = wrote_keys(result)
+    outcome = _outcome(result, handler, changed, wrote)
+    end(
+        handler.observers,
+        started,
+        outcome,
+        handler_calls=handler.calls,
+        wrote=wrote,
+        changed=changed,
+    )
+    return result
+
+
+async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
+    """The async :func:`observed_layer`."""
+    name, where = _who(run, at)
+    started = start(handler.observers, name, run.hook, where)
+    try:
+        result = await run.funcs[at](request, handler.call)
+    except BaseException as exc:
+        end(
+            handler.observers,
+            started,
+            failure_outcome(exc),
+            handler_calls=handler.calls,
+            changed=_changed(request, handler),
+            error=exc,
+        )
+        raise
+    changed = _changed(request, handler)
+    wrote = wrote_keys(result)
+    outcome = _outcome(result, handler, changed, wrote)
+    end(
+        handler.observers,
+        started,
+        outcome,
+        handler_calls=handler.calls,
+        wrote=wrote,
+        changed=changed,
+    )
+    return result
