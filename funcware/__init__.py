@@ -23,6 +23,7 @@ from .compose import (
 from .compose.threads.bridge import BridgeSettings, configure_bridge
 from .errors import (
     BrokenStackError,
+    FuncwareDeprecationWarning,
     InvalidJumpError,
     MissingCheckpointerError,
     UnknownNodeError,
@@ -82,6 +83,7 @@ __all__ = [
     "ComposedMiddleware",
     "Explanation",
     "ExtendedModelResponse",
+    "FuncwareDeprecationWarning",
     "HookTimeoutError",
     "InputAgentState",
     "InvalidJumpError",

@@ -13,6 +13,7 @@ from funcware.compose.steps.pauses import MissingCheckpointerError
 
 __all__ = [
     "BrokenStackError",
+    "FuncwareDeprecationWarning",
     "InvalidJumpError",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
@@ -21,3 +22,12 @@ __all__ = [
     "UnknownNodeError",
     "UnknownStateKeyError",
 ]
+
+
+class FuncwareDeprecationWarning(DeprecationWarning):
+    """Something public is deprecated: the message says since which version, what to use
+    instead, and the release that removes it (at least one minor release later).
+
+    A ``DeprecationWarning``, so Python shows it in ``__main__`` and under pytest; turn it
+    into an error with ``-W error::funcware.FuncwareDeprecationWarning``.
+    """
