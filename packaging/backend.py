@@ -16,7 +16,7 @@ This backend's editable wheel holds one ``.pth`` file with two lines, one for ea
    nothing but a symlink ``funcware`` to the repository's ``funcware/``. Type checkers read
    ``.pth`` path lines (and skip ``import`` lines), so they follow it like any installed
    package; being a symlink, it has every module, new ones included;
-2. an ``import`` line that puts a small finder (``_funcware_editable``) first on
+2. an ``import`` line that puts a small finder (``_funcware_editable_finder``) first on
    ``sys.meta_path``. It finds ``funcware`` in the repository and each of its modules at
    its file's real path (the ``funcware/hooks`` symlink resolved too), so Python imports
    ``<repo>/funcware/__init__.py`` and ``<repo>/hooks/decorators.py`` — the files you
@@ -44,7 +44,7 @@ from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403 - the other PEP 517/660 hooks, unchanged
 
 PACKAGE = "funcware"
-FINDER = "_funcware_editable"
+FINDER = "_funcware_editable_finder"
 TAG = "py3-none-any"
 
 # The finder module the wheel installs; ROOT is the repository, filled in at build time.
