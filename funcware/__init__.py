@@ -24,6 +24,7 @@ from .compose.threads.bridge import BridgeSettings, configure_bridge
 from .errors import (
     BrokenStackError,
     DoubleCallWarning,
+    FuncwareDeprecationWarning,
     InvalidJumpError,
     MissingCheckpointerError,
     UnknownNodeError,
@@ -90,6 +91,7 @@ __all__ = [
     "DoubleCallWarning",
     "Explanation",
     "ExtendedModelResponse",
+    "FuncwareDeprecationWarning",
     "HookTimeoutError",
     "InputAgentState",
     "InvalidJumpError",

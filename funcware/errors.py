@@ -15,6 +15,7 @@ from funcware.compose.wraps.double_calls import DoubleCallWarning
 __all__ = [
     "BrokenStackError",
     "DoubleCallWarning",
+    "FuncwareDeprecationWarning",
     "InvalidJumpError",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
@@ -24,3 +25,12 @@ __all__ = [
     "UnknownStateKeyError",
     "UnknownStateKeyWarning",
 ]
+
+
+class FuncwareDeprecationWarning(DeprecationWarning):
+    """Something public is deprecated: the message says since which version, what to use
+    instead, and the release that removes it (at least one minor release later).
+
+    A ``DeprecationWarning``, so Python shows it in ``__main__`` and under pytest; turn it
+    into an error with ``-W error::funcware.FuncwareDeprecationWarning``.
+    """

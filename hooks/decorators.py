@@ -161,14 +161,18 @@ def _unknown_option(decorator: str, key: str, allowed: Sequence[str], at: str) -
 
 
 def _friendly(
-    options_of: Callable[..., Any] | None = None, only: type | None = None
+    options_of: Callable[..., Any] | None = None,
+    only: type | None = None,
+    shown: type | None = None,
 ) -> Callable[[F], F]:
     """Check a public decorator's options before it runs, with messages that cite the caller.
 
     The allowed options are the keyword-only parameters of ``options_of`` (else of the
     decorator itself; node decorators use :func:`_lift`'s), so an option added there is
     accepted here without more code; ``only`` (a TypedDict of ``.options``) keeps those it
-    names, in ``options_of``'s order, and gives them its annotations.
+    names, in ``options_of``'s order, and gives them its annotations. ``shown`` (such a
+    TypedDict) limits the signature ``help()`` shows to its options, with its annotations,
+    and leaves the others accepted, so that their misuse gets :func:`_lift`'s own message.
     """
 
     def wrap(public: F) -> F:
@@ -180,6 +184,8 @@ def _friendly(
             for n, p in params.items()
             if p.kind is p.KEYWORD_ONLY and n != "decorator" and (only is None or n in named)
         )
+        if shown is not None:
+            named = dict(shown.__annotations__)
         for n in named:
             text = getattr(named[n], "__forward_arg__", named[n])
             params[n] = params[n].replace(annotation=text)
@@ -206,7 +212,7 @@ def _friendly(
                 )
             return public(*args, **options)
 
-        keywords = [params[n] for n in allowed]
+        keywords = [params[n] for n in allowed if shown is None or n in named]
         first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
         checked.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             (first if takes_function else []) + keywords
@@ -580,7 +586,7 @@ _dynamic_prompt = _hook_decorator("wrap_model_call", _prompt_adapter, "dynamic_p
 def before_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_agent(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(_lift)
+@_friendly(_lift, shown=NodeOptions)
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
 
@@ -616,7 +622,7 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
 def before_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_model(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(_lift)
+@_friendly(_lift, shown=NodeOptions)
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run before every model call.
 
@@ -652,7 +658,7 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
 def after_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_model(func: None = None, /, **options: Unpack[AfterModelOptions]) -> Lifted: ...
-@_friendly(_lift)
+@_friendly(_lift, shown=AfterModelOptions)
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run after every model call.
 
@@ -690,7 +696,7 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
 def after_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_agent(func: None = None, /, **options: Unpack[AfterAgentOptions]) -> Lifted: ...
-@_friendly(_lift)
+@_friendly(_lift, shown=AfterAgentOptions)
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
 

@@ -1,6 +1,6 @@
 """A real LangGraph Server (``langgraph dev``, in memory) as a subprocess on a loopback port.
 
-``DevServer.start()`` runs the CLI in ``deploy/`` exactly as the README does, plus a free
+``DevServer.start()`` runs the CLI in ``deploy/`` exactly as the deployment guide does, plus a free
 port, no reloader, no browser and a few parallel jobs; it waits until ``/ok`` answers and
 fails with the server's log if the process exits first. ``stop()`` ends the process group
 it started (SIGINT, then SIGKILL after a grace period) and is safe to call twice; it is also

@@ -3,7 +3,7 @@ OpenAI-compatible server (``fake_openai.FakeOpenAI``), then replayed with the se
 
 Needs the ``openai`` extra; skipped without it, failed when ``FUNCWARE_REQUIRE_OPENAI=1``.
 ``python -m pytest tests/test_cassette_openai.py --record-cassettes`` also rewrites the
-cassette the README replays (``tests/cassettes/readme_weather.json``).
+cassette the observing guide replays (``tests/cassettes/readme_weather.json``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ SHIPPED = ROOT / "tests" / "cassettes" / "readme_weather.json"
 README_BLOCK = next(
     block
     for block in re.findall(
-        r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL
+        r"```python\n(.*?)```", (ROOT / "docs" / "guides" / "observing.md").read_text(encoding="utf-8"), re.DOTALL
     )
     if "readme_weather.json" in block
 )
@@ -53,7 +53,7 @@ def server() -> Any:
 
 def run_block(capsys: pytest.CaptureFixture[str]) -> str:
     capsys.readouterr()
-    exec(compile(README_BLOCK, "README.md[cassette]", "exec"), {"__name__": "readme_cassette"})
+    exec(compile(README_BLOCK, "observing.md[cassette]", "exec"), {"__name__": "readme_cassette"})
     return capsys.readouterr().out
 
 

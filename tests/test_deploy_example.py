@@ -176,8 +176,8 @@ def test_example_config_puts_the_notes_in_messages(monkeypatch: pytest.MonkeyPat
     assert str(info.value) == f"user 'mallory' may not use this assistant\n{note}"
 
 
-def test_readme_shows_the_deploy_config_as_it_is() -> None:
-    readme = (DEPLOY.parent / "README.md").read_text(encoding="utf-8")
+def test_the_deployment_guide_shows_the_deploy_config_as_it_is() -> None:
+    readme = (DEPLOY.parent / "docs" / "guides" / "deployment.md").read_text(encoding="utf-8")
     section = readme.split("## Deploy on LangGraph Server", 1)[1].split("\n## ", 1)[0]
     (shown,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
     assert json.loads(shown) == json.loads((DEPLOY / "langgraph.json").read_text(encoding="utf-8"))

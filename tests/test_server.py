@@ -9,7 +9,7 @@ reports them. What the server shows is compared with the same agent run in proce
 that is the claim (graph, history).
 
 Needs the ``server`` extra (Python 3.11+): skipped without it, failed when
-``FUNCWARE_REQUIRE_SERVER=1`` (CI). The README's client blocks (fenced ``py``) for the
+``FUNCWARE_REQUIRE_SERVER=1`` (CI). The deployment guide's client blocks (fenced ``py``) for the
 "Deploy on LangGraph Server" section run here too, against this server.
 """
 
@@ -49,8 +49,8 @@ from langgraph_sdk.client import LangGraphClient  # noqa: E402
 from langgraph_sdk.errors import UnprocessableEntityError  # noqa: E402
 
 GRAPH = "assistant"
-README_URL = "http://127.0.0.1:8123"  # the port the README starts the server on
-README = Path(__file__).resolve().parent.parent / "README.md"
+GUIDE_URL = "http://127.0.0.1:8123"  # the port the deployment guide starts the server on
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guides" / "deployment.md"
 ADA = {"user_id": "ada", "language": "German"}
 PIPELINE = ["check_access.before_agent", "report_progress.before_model", "model"]
 AFTER_MODEL = ["ApproveToolCalls.after_model", "UsageCounter.after_model"]
@@ -413,20 +413,20 @@ async def test_bad_context_gets_the_servers_validation_error(client: LangGraphCl
     assert await client.threads.get_history(thread_id) == []
 
 
-# -- the README ----------------------------------------------------------------------------------
+# -- the deployment guide --------------------------------------------------------------------------
 
 
-def _readme_client_blocks() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+def _guide_client_blocks() -> list[str]:
+    text = GUIDE.read_text(encoding="utf-8")
     section = text.split("## Deploy on LangGraph Server", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```py\n(.*?)```", section, re.DOTALL)
 
 
-def test_readme_deploy_section_runs_against_the_server(server: DevServer) -> None:
-    blocks = _readme_client_blocks()
-    assert blocks, "the README's deploy section has no client example"
-    namespace: dict[str, object] = {"__name__": "readme_deploy"}
+def test_the_deployment_guides_client_runs_against_the_server(server: DevServer) -> None:
+    blocks = _guide_client_blocks()
+    assert blocks, "the deployment guide has no client example"
+    namespace: dict[str, object] = {"__name__": "deployment_guide_client"}
     for index, block in enumerate(blocks):
-        assert README_URL in block or index > 0
-        code = block.replace(README_URL, server.url)
-        exec(compile(code, f"README.md[deploy {index}]", "exec"), namespace)
+        assert GUIDE_URL in block or index > 0
+        code = block.replace(GUIDE_URL, server.url)
+        exec(compile(code, f"deployment.md[client {index}]", "exec"), namespace)
