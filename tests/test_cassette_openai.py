@@ -27,11 +27,10 @@ ChatOpenAI = langchain_openai.ChatOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "tests" / "cassettes" / "readme_weather.json"
+GUIDE = ROOT / "docs" / "guides" / "observing.md"
 README_BLOCK = next(
     block
-    for block in re.findall(
-        r"```python\n(.*?)```", (ROOT / "docs" / "guides" / "observing.md").read_text(encoding="utf-8"), re.DOTALL
-    )
+    for block in re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
     if "readme_weather.json" in block
 )
 API_KEY = "sk-test-never-written-0451"
