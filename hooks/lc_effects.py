@@ -35,6 +35,16 @@ _REFUSAL = (
     "ModelRefusalMiddleware must sit inside ModelFallbackMiddleware, so that the "
     "fallback can catch the refusal error it raises (LangChain's documentation)"
 )
+_TOOL_ERROR = (
+    "ToolErrorMiddleware must sit outside ToolRetryMiddleware: it does not retry, so the "
+    "retry goes inside it (with on_failure='error') and only the last error reaches it "
+    "(LangChain's documentation)"
+)
+_TOOL_SEARCH = (
+    "ProviderToolSearchMiddleware must sit inside ModelFallbackMiddleware: it sets up the "
+    "tool search for the provider of request.model, so a fallback outside it hands each "
+    "fallback model its own provider's tool search"
+)
 
 BUILTINS: dict[str, dict[str, Any]] = {
     f"{_PKG}.auto_mode.AutoModeMiddleware": {
@@ -109,6 +119,8 @@ BUILTINS: dict[str, dict[str, Any]] = {
     f"{_PKG}.provider_tool_search.ProviderToolSearchMiddleware": {
         "reads": ["request.tools"],
         "writes": ["request.tools"],
+        "inside": ["ModelFallbackMiddleware"],
+        "why": _TOOL_SEARCH,
     },
     f"{_PKG}.shell_tool.ShellToolMiddleware": {
         "writes": ["state.shell_session_resources"],
@@ -144,7 +156,11 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "reads": ["tool.args"],
         "writes": ["handler.skip"],
     },
-    f"{_PKG}.tool_error.ToolErrorMiddleware": {"writes": ["tool.result"]},
+    f"{_PKG}.tool_error.ToolErrorMiddleware": {
+        "writes": ["tool.result"],
+        "outside": ["ToolRetryMiddleware"],
+        "why": _TOOL_ERROR,
+    },
     # on_failure="continue" (the default) or a callable: the last error becomes an answer.
     f"{_PKG}.tool_retry.ToolRetryMiddleware": {"writes": ["handler.retry", "tool.result"]},
     f"{_PKG}.tool_selection.LLMToolSelectorMiddleware": {

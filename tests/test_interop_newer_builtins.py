@@ -234,8 +234,7 @@ def test_tool_errors_surface_after_an_inner_retry_gives_up(side: str, mode: str)
         max_retries=2, on_failure="error", initial_delay=0, retry_on=(ZeroDivisionError,)
     )
     with warnings.catch_warnings():
-        # funcware's table does not yet order these two: see the report to the lead
-        warnings.simplefilter("ignore", funcware.MiddlewareOrderWarning)
+        warnings.simplefilter("error")  # the documented pairing builds without a warning
         middleware = stack(side, lc_mw.ToolErrorMiddleware(describe_error), retry)
         agent = build(side, model, failing_tools(raised), middleware=middleware)
     result = run(agent, mode)
@@ -385,3 +384,19 @@ def test_all_five_together_under_effects_strict(mode: str) -> None:
     assert (reply.content, reply.status) == ("sunny in Oslo", "success")
     assert result["messages"][-1].content == "done"
     assert result["model_route"].choice == "fast"
+
+
+def test_the_table_orders_tool_errors_outside_retries_and_tool_search_inside_fallbacks() -> None:
+    retry = lc_mw.ToolRetryMiddleware(max_retries=1, on_failure="error")
+    with pytest.raises(funcware.MiddlewareOrderError, match="ToolErrorMiddleware must sit"):
+        funcware.create_agent(
+            ScriptedChatModel(responses=[]),
+            middleware=[retry, lc_mw.ToolErrorMiddleware(describe_error)],
+        )
+    fallback = lc_mw.ModelFallbackMiddleware(ScriptedChatModel(responses=[]))
+    search = lc_mw.ProviderToolSearchMiddleware(searchable_tools=["lookup_order"])
+    with pytest.raises(funcware.MiddlewareOrderError, match="ProviderToolSearchMiddleware must"):
+        funcware.create_agent(ScriptedChatModel(responses=[]), middleware=[search, fallback])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        funcware.create_agent(ScriptedChatModel(responses=[]), middleware=[fallback, search])

@@ -12,12 +12,13 @@ A hook that calls ``interrupt()`` is reported as paused, or resumed with ``resum
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal, get_type_hints
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Interrupt
@@ -123,6 +124,18 @@ class _ScriptedHandler:
             call_id = request.tool_call["id"]
             return ToolMessage(content=value, tool_call_id=call_id, name=request.tool_call["name"])
         return value
+
+
+def _with_ids(messages: list[Any]) -> list[Any]:
+    """The messages, each with an id as in an agent (where ``add_messages`` gives one), so a
+    hook that replaces a message by its id is seen rewriting it, not appending one. A
+    message without an id is copied, never changed."""
+    return [
+        m.model_copy(update={"id": str(uuid.uuid4())})
+        if isinstance(m, BaseMessage) and m.id is None
+        else m
+        for m in messages
+    ]
 
 
 def _default_request(hook: HookName, state: Any, runtime: Runtime[Any], tool_call: Any) -> Any:
@@ -278,6 +291,8 @@ class _HookCall:
             impl = observed(impl, declarations(middleware))
         scripted = _ScriptedHandler(hook, responses, handler)
         state_dict = dict(state or {"messages": []})
+        if isinstance(state_dict.get("messages"), list):
+            state_dict["messages"] = _with_ids(state_dict["messages"])
         keys = _state_keys(middleware, state_schema, effects)
         return cls(middleware, hook, impl, state_dict, request, tool_call, scripted, keys)
 
