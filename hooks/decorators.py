@@ -76,7 +76,7 @@ class FunctionMiddleware(AgentMiddleware[Any, Any, Any], Generic[P, R]):
 
 def _describe(obj: object) -> str:
     if inspect.isclass(obj):
-        return f"the class {obj.__qualname__}"
+        return f"the class {obj.__qualname__} ({where(obj)})"
     return f"{obj!r} ({type(obj).__name__})"
 
 
