@@ -187,6 +187,17 @@ class StructuredOutput:
         self.tool_names = frozenset(self.bindings)
         """The names of the structured-output tools (never sent to the tool node)."""
 
+    def schema_types(self) -> list[type[Any]]:
+        """The classes a structured response can be (JSON-schema dicts have none)."""
+        strategy = self.initial
+        if isinstance(strategy, ToolStrategy):
+            schemas: list[object] = [spec.schema for spec in strategy.schema_specs]
+        elif isinstance(strategy, (ProviderStrategy, AutoStrategy)):
+            schemas = [strategy.schema]
+        else:
+            schemas = []
+        return [schema for schema in schemas if isinstance(schema, type)]
+
     def effective(
         self, request: ModelRequest[Any]
     ) -> ToolStrategy[Any] | ProviderStrategy[Any] | None:

@@ -20,11 +20,13 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
+from funcware.hooks.strategies import ToolStrategy
+from funcware.hooks.structured_errors import StructuredOutputError
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
 
 from ..stream.quiet import agent_config, current_config, hidden_calls
 from ..stream.stream_guard import StreamGuard
-from ..structured import Call, StructuredOutput
+from ..structured import Call, StructuredOutput, describe_format
 from ..threads.bridge import runnable_config
 from ..wraps.onion import build_async, build_sync
 from ..wraps.results import model_calls, tool_calls
@@ -44,6 +46,55 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
     return message.model_copy(
         update={"content": list(content)} if isinstance(content, list) else None
     )
+
+
+def _ran_out(request: ModelRequest[Any], call: Call | None) -> RuntimeError:
+    """A model that raised ``StopIteration`` (langgraph would say only "generator raised ...")."""
+    why = ""
+    last = request.messages[-1] if request.messages else None
+    asked_again = isinstance(last, AIMessage) and not last.tool_calls
+    if asked_again and call is not None and isinstance(call.strategy, ToolStrategy):
+        why = (
+            f" With {describe_format(call.strategy)} the agent calls the model again until "
+            "it calls a structured-output tool: a text answer (e.g. JSON meant for "
+            "ProviderStrategy) is not taken as the structured response. Give a wrapped model "
+            "a profile with structured_output=True, or answer with the tool call."
+        )
+    return RuntimeError(
+        f"The model {type(request.model).__name__} raised StopIteration: it has no answer "
+        f"left (a scripted or fake model given fewer answers than the run needs).{why}"
+    )
+
+
+class _Attempts:
+    """One model step's calls, to keep the feedback a layer added before retrying.
+
+    A layer that catches a ``StructuredOutputError`` and calls ``handler`` again with
+    messages appended to the request (a validation retry) gets them kept in the state,
+    before the answer, as LangChain keeps them. Other edits of ``request.messages`` stay
+    with that call.
+    """
+
+    def __init__(self, original: list[AnyMessage]) -> None:
+        self.original = original
+        self.failed = False
+        self.last: list[AnyMessage] | None = None
+
+    def note(self, request: ModelRequest[Any], failed: bool) -> None:
+        """Record one call's outcome."""
+        if failed:
+            self.failed = True
+        else:
+            self.last = request.messages
+
+    def feedback(self) -> list[AnyMessage]:
+        """The messages the successful retry's request added after the step's history."""
+        last, original = self.last, self.original
+        if not self.failed or last is None or len(last) <= len(original):
+            return []
+        if any(a is not b for a, b in zip(original, last, strict=False)):
+            return []
+        return list(last[len(original) :])
 
 
 class ModelNode:
@@ -183,30 +234,69 @@ class ModelNode:
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
-            if self.guard is not None:
-                return self._response(self.guard.invoke(bound, messages, own), call)
-            if own is None:
-                return self._response(bound.invoke(messages), call)
-            with current_config(own):
-                return self._response(bound.invoke(messages), call)
+            try:
+                if self.guard is not None:
+                    output = self.guard.invoke(bound, messages, own)
+                elif own is None:
+                    output = bound.invoke(messages)
+                else:
+                    with current_config(own):
+                        output = bound.invoke(messages)
+            except StopIteration as exc:
+                raise _ran_out(request, call) from exc
+            return self._response(output, call)
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
-            if self.guard is not None:
-                return self._response(await self.guard.ainvoke(bound, messages, own), call)
-            if own is None:
-                return self._response(await bound.ainvoke(messages), call)
-            with current_config(own):
-                return self._response(await bound.ainvoke(messages), call)
+            try:
+                if self.guard is not None:
+                    output = await self.guard.ainvoke(bound, messages, own)
+                elif own is None:
+                    output = await bound.ainvoke(messages)
+                else:
+                    with current_config(own):
+                        output = await bound.ainvoke(messages)
+            except StopIteration as exc:
+                raise _ran_out(request, call) from exc
+            return self._response(output, call)
+
+    def _retries_kept(self) -> bool:
+        """Whether a layer may retry after a structured-output error (only then noted)."""
+        return bool(self.wraps) and self.response_format is not None
+
+    def _noting(self, attempts: _Attempts) -> Any:
+        def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+            try:
+                response = self.call_model(request)
+            except StructuredOutputError:
+                attempts.note(request, failed=True)
+                raise
+            attempts.note(request, failed=False)
+            return response
+
+        return call
+
+    def _anoting(self, attempts: _Attempts) -> Any:
+        async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+            try:
+                response = await self.acall_model(request)
+            except StructuredOutputError:
+                attempts.note(request, failed=True)
+                raise
+            attempts.note(request, failed=False)
+            return response
+
+        return call
 
     def _update(
         self,
         response: ModelResponse[Any],
         writes: Writes,
         repaired: list[AnyMessage] | None,
+        attempts: _Attempts | None = None,
     ) -> dict[str, Any] | list[Command[Any]]:
         """The node's output, shaped as LangChain's so every stream mode shows the same.
 
@@ -216,6 +306,8 @@ class ModelNode:
         ``(key, value)`` pairs), and ``updates`` lists one entry per write either way.
         """
         messages = list(response.result)
+        if attempts is not None and (feedback := attempts.feedback()):
+            messages = [*feedback, *messages]
         if repaired is not None:  # the history with replies to invalid tool calls
             messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired, *messages]
         state: dict[str, Any] = {"messages": messages}
@@ -235,13 +327,15 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
+        attempts = _Attempts(list(request.messages)) if self._retries_kept() else None
+        handler = self.call_model if attempts is None else self._noting(attempts)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None):
-                response, writes = self.onion(request, self.call_model)
+                response, writes = self.onion(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
             raise
-        update = self._update(response, writes, repaired)
+        update = self._update(response, writes, repaired, attempts)
         if self.guard is not None and self.guard.buffer:
             return self.guard.model_output(update, config)
         return update
@@ -254,13 +348,15 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
+        attempts = _Attempts(list(request.messages)) if self._retries_kept() else None
+        handler = self.acall_model if attempts is None else self._anoting(attempts)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None):
-                response, writes = await self.aonion(request, self.acall_model)
+                response, writes = await self.aonion(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
             raise
-        update = self._update(response, writes, repaired)
+        update = self._update(response, writes, repaired, attempts)
         if self.guard is not None and self.guard.buffer:
             return await self.guard.amodel_output(update, config)
         return update
