@@ -14,6 +14,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphInterrupt
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
@@ -24,7 +25,7 @@ from funcware.hooks.strategies import ToolStrategy
 from funcware.hooks.structured_errors import StructuredOutputError
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
 
-from ..stream.quiet import agent_config, current_config, hidden_calls
+from ..stream.quiet import agent_config, current_config, hidden_calls, visible_layers
 from ..stream.stream_guard import StreamGuard
 from ..structured import Call, StructuredOutput, describe_format
 from ..threads.bridge import runnable_config
@@ -130,8 +131,9 @@ class ModelNode:
         self.system_message = system_message
         self.reducer_keys = reducer_keys
         self.agent_name = agent_name
-        self.onion = build_sync(wraps, model_calls(state_keys))
-        self.aonion = build_async(wraps, model_calls(state_keys))
+        layers = visible_layers(wraps)
+        self.onion = build_sync(layers, model_calls(state_keys))
+        self.aonion = build_async(layers, model_calls(state_keys))
         self._default_bound: tuple[Any, Call | None] | None = None
 
     def request(
@@ -330,7 +332,7 @@ class ModelNode:
         attempts = _Attempts(list(request.messages)) if self._retries_kept() else None
         handler = self.call_model if attempts is None else self._noting(attempts)
         try:
-            with runnable_config(config), hidden_calls(config if self.wraps else None):
+            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
                 response, writes = self.onion(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
@@ -351,7 +353,7 @@ class ModelNode:
         attempts = _Attempts(list(request.messages)) if self._retries_kept() else None
         handler = self.acall_model if attempts is None else self._anoting(attempts)
         try:
-            with runnable_config(config), hidden_calls(config if self.wraps else None):
+            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
                 response, writes = await self.aonion(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
@@ -380,8 +382,9 @@ class ToolWrapper:
         self.schema_only = schema_only
         self.tool_names = list(tool_names)
         self.wraps = tuple(wraps)
-        self.onion = build_sync(wraps, tool_calls(state_keys))
-        self.aonion = build_async(wraps, tool_calls(state_keys))
+        layers = visible_layers(wraps)
+        self.onion = build_sync(layers, tool_calls(state_keys))
+        self.aonion = build_async(layers, tool_calls(state_keys))
 
     def _unimplemented(self, request: ToolCallRequest) -> ToolMessage | None:
         """An error message for a call that reached the core with no tool to run."""
@@ -426,10 +429,15 @@ class ToolWrapper:
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
         def tail(req: ToolCallRequest) -> Any:
             with passed_through:
-                return self._unimplemented(req) or execute(req)
+                own = agent_config()  # the tool itself runs with the node's config
+                if own is None:
+                    return self._unimplemented(req) or execute(req)
+                with current_config(own):
+                    return self._unimplemented(req) or execute(req)
 
         try:
-            return self._answered(request, self.onion(request, tail)[0])
+            with hidden_calls(_config_of(request) if self.wraps else None):
+                return self._answered(request, self.onion(request, tail)[0])
         except GraphInterrupt as exc:
             self._interrupted(exc, request)
             raise
@@ -439,11 +447,22 @@ class ToolWrapper:
 
         async def tail(req: ToolCallRequest) -> Any:
             with passed_through:
-                return self._unimplemented(req) or await execute(req)
+                own = agent_config()
+                if own is None:
+                    return self._unimplemented(req) or await execute(req)
+                with current_config(own):
+                    return self._unimplemented(req) or await execute(req)
 
+        config = _config_of(request)
         try:
-            with runnable_config(getattr(request.runtime, "config", None)):
+            with runnable_config(config), hidden_calls(config if self.wraps else None):
                 return self._answered(request, (await self.aonion(request, tail))[0])
         except GraphInterrupt as exc:
             self._interrupted(exc, request)
             raise
+
+
+def _config_of(request: ToolCallRequest) -> RunnableConfig | None:
+    """The tool node's config for ``request`` (its runtime's, else the current one)."""
+    config = getattr(request.runtime, "config", None)
+    return config if config is not None else var_child_runnable_config.get()
