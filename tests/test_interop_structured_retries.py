@@ -104,3 +104,48 @@ def test_bindings_build_from_langchains_schema_spec(binding: Any) -> None:
     else:
         answer = AIMessage('{"temperature": 1.0, "conditions": "x"}')
         assert ours.parse(answer) == theirs.parse(answer)
+
+
+class Location(BaseModel):
+    """A place."""
+
+    city: str
+
+
+def test_handle_errors_naming_langchains_exception_types_retries_funcwares_errors() -> None:
+    agent = funcware.create_agent(
+        ScriptedChatModel(
+            responses=[
+                report("1", temperature="warm"),
+                report("2", temperature=1.0, conditions="x"),
+            ]
+        ),
+        response_format=funcware.ToolStrategy(
+            WeatherReport, handle_errors=(lc_so.StructuredOutputValidationError,)
+        ),
+    )
+    result = agent.invoke({"messages": [HumanMessage("weather?")]})
+    assert result["structured_response"] == WeatherReport(temperature=1.0, conditions="x")
+    assert result["messages"][2].content.startswith("Error: Failed to parse")
+
+
+def test_a_handle_errors_function_sees_langchains_exception_types() -> None:
+    seen: list[type[Exception]] = []
+
+    def message(exc: Exception) -> str:
+        seen.append(type(exc))
+        if isinstance(exc, lc_so.MultipleStructuredOutputsError):
+            return "one answer, please"
+        return "something else"
+
+    both = calls_tool(
+        call("WeatherReport", {"temperature": 1.0, "conditions": "x"}, "1"),
+        call("Location", {"city": "Oslo"}, "2"),
+    )
+    agent = funcware.create_agent(
+        ScriptedChatModel(responses=[both, report("3", temperature=1.0, conditions="x")]),
+        response_format=funcware.ToolStrategy(WeatherReport | Location, handle_errors=message),
+    )
+    result = agent.invoke({"messages": [HumanMessage("weather?")]})
+    assert [m.content for m in result["messages"][2:4]] == ["one answer, please"] * 2
+    assert issubclass(seen[0], funcware.MultipleStructuredOutputsError)
