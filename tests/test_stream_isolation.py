@@ -22,6 +22,7 @@ from funcware import (
     ModelResponse,
     create_agent,
     wrap_model_call,
+    wrap_tool_call,
 )
 from funcware.testing import StreamingScriptedChatModel
 
@@ -93,6 +94,19 @@ def test_a_tool_wrap_that_opts_in_shows_its_models_tokens() -> None:
             return handler(request)
 
     agent = create_agent(tool_calling_model(), [lookup], middleware=[GradesInTheOpen()])
+    assert "graded secretly" in "".join(streamed(agent))
+
+
+def test_the_tool_wrap_decorator_takes_the_opt_in_too() -> None:
+    side = grader()
+
+    @wrap_tool_call(stream_internal_calls=True)
+    def grades_tools(request: Any, handler: Any) -> Any:
+        for _ in side.stream("grade this call"):
+            pass
+        return handler(request)
+
+    agent = create_agent(tool_calling_model(), [lookup], middleware=[grades_tools])
     assert "graded secretly" in "".join(streamed(agent))
 
 
