@@ -72,11 +72,15 @@ def _context_problem(schema: type[Any], context: Any) -> str | None:
         return None if isinstance(context, Mapping) else "a dict of its keys"
     if not isinstance(schema, type):
         return None
-    names = _field_names(schema)
-    if names is None:
-        scalar = isinstance(context, (str, bytes, int, float))
-        return f"{schema.__name__}(...)" if scalar and not isinstance(context, schema) else None
-    if isinstance(context, (schema, Mapping)) or all(hasattr(context, n) for n in names):
+    try:
+        names = _field_names(schema)
+        if names is None:
+            scalar = isinstance(context, (str, bytes, int, float))
+            wrong = scalar and not isinstance(context, schema)
+            return f"{schema.__name__}(...)" if wrong else None
+        if isinstance(context, (schema, Mapping)) or all(hasattr(context, n) for n in names):
+            return None
+    except TypeError:  # a Protocol or generic alias: isinstance cannot tell
         return None
     return f"{schema.__name__}(...) or a dict of its fields"
 

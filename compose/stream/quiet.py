@@ -29,6 +29,7 @@ from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.constants import TAG_NOSTREAM
+from langgraph.pregel._messages import StreamMessagesHandler
 
 try:  # the marker langchain-core gives every handler that streams tokens to a user
     from langchain_core.tracers._streaming import _StreamingCallbackHandler as _Streaming
@@ -52,7 +53,7 @@ _AGENT_CONFIG: ContextVar[tuple[RunnableConfig, RunnableConfig] | None] = Contex
 
 
 class _AgentModelStreams(BaseCallbackHandler):
-    """Lets the stream handlers see the agent's own model despite the ``nostream`` tag.
+    """Lets the ``messages`` stream see the agent's own model despite the ``nostream`` tag.
 
     A run is the agent's model when langchain-core reports it with the model's cached
     ``_serialized`` dict (the same object for the model and every binding of it).
@@ -92,12 +93,16 @@ class _AgentModelStreams(BaseCallbackHandler):
 
 
 def _with_agent_model(config: RunnableConfig, agent_model: object) -> RunnableConfig:
-    """``config`` whose callbacks also stream ``agent_model``'s runs (when anything streams)."""
+    """``config`` whose callbacks also stream ``agent_model``'s runs (when ``messages`` streams).
+
+    Only langgraph's ``messages`` handlers read the tag; other handlers (events, tools)
+    already see every run.
+    """
     callbacks: Any = config.get("callbacks")
     serialized = getattr(agent_model, "_serialized", None)
     if serialized is None or not isinstance(callbacks, BaseCallbackManager):
         return config
-    streams = [h for h in callbacks.handlers if _is_streaming(h)]
+    streams = [h for h in callbacks.handlers if isinstance(h, StreamMessagesHandler)]
     if not streams:
         return config
     manager = callbacks.copy()
