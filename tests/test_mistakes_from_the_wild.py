@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -129,3 +129,11 @@ def test_a_matching_context_a_dict_of_fields_or_a_duck_typed_object_runs() -> No
     agent.invoke(hi(), context={"user_id": "u2"})
     agent.invoke(hi(), context=LooksLikeUserCtx())
     assert seen == ["u1", "u2", "u3"]
+
+
+def test_a_protocol_context_schema_is_not_checked() -> None:
+    class HasUser(Protocol):
+        user_id: str
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), context_schema=HasUser)
+    assert agent.invoke(hi(), context="anything")["messages"][-1].content == "ok"

@@ -178,3 +178,15 @@ def test_without_the_opt_in_a_model_wraps_own_calls_stay_hidden() -> None:
         StreamingScriptedChatModel(responses=[AIMessage("the answer")]), [], middleware=[grades]
     )
     assert "".join(streamed(agent)) == "the answer"
+
+
+def test_events_see_the_agent_models_run_started_once_under_an_eager_layer() -> None:
+    model = StreamingScriptedChatModel(responses=[AIMessage("a b c d")], chunk_size=2)
+    agent = create_agent(model, [], middleware=[StreamsTheAgentModel()])
+
+    async def kinds() -> list[str]:
+        return [e["event"] async for e in agent.astream_events(hi(), version="v2")]
+
+    events = asyncio.run(kinds())
+    assert events.count("on_chat_model_start") == 1
+    assert events.count("on_chat_model_stream") >= 2
