@@ -237,3 +237,26 @@ def test_response_format_classes_load_from_checkpoints_in_strict_msgpack_mode(
     logged = " ".join(r.getMessage() for r in caplog.records)
     assert "WeatherReport" not in logged, logged
     assert isinstance(agent.get_state(THREAD).values["messages"][-1], ToolMessage)
+
+
+def test_feedback_passed_through_override_stays_with_its_call_as_on_langchain() -> None:
+    class RetryThroughOverride(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            try:
+                return handler(request)
+            except StructuredOutputError:
+                feedback = HumanMessage("Please try again.")
+                return handler(request.override(messages=[*request.messages, feedback]))
+
+    agent = create_agent(
+        ScriptedChatModel(
+            responses=[
+                report("1", temperature="warm", conditions="x"),
+                report("2", temperature=1.0, conditions="x"),
+            ]
+        ),
+        middleware=[RetryThroughOverride()],
+        response_format=ToolStrategy(WeatherReport, handle_errors=False),
+    )
+    result = agent.invoke({"messages": [HumanMessage("weather?")]})
+    assert kinds(result["messages"]) == ["HumanMessage", "AIMessage", "ToolMessage"]

@@ -71,13 +71,14 @@ class _Attempts:
     """One model step's calls, to keep the feedback a layer added before retrying.
 
     A layer that catches a ``StructuredOutputError`` and calls ``handler`` again with
-    messages appended to the request (a validation retry) gets them kept in the state,
-    before the answer, as LangChain keeps them. Other edits of ``request.messages`` stay
-    with that call.
+    messages appended in place to ``request.messages`` (a validation retry) gets them
+    kept in the state, before the answer, as LangChain keeps them. Other edits of the
+    request (in place without such an error, or through ``override``) stay with that call.
     """
 
-    def __init__(self, original: list[AnyMessage]) -> None:
-        self.original = original
+    def __init__(self, messages: list[AnyMessage]) -> None:
+        self.messages = messages
+        self.length = len(messages)
         self.failed = False
         self.last: list[AnyMessage] | None = None
 
@@ -89,13 +90,10 @@ class _Attempts:
             self.last = request.messages
 
     def feedback(self) -> list[AnyMessage]:
-        """The messages the successful retry's request added after the step's history."""
-        last, original = self.last, self.original
-        if not self.failed or last is None or len(last) <= len(original):
+        """What the successful retry appended to the step's own request list."""
+        if not self.failed or self.last is not self.messages:
             return []
-        if any(a is not b for a, b in zip(original, last, strict=False)):
-            return []
-        return list(last[len(original) :])
+        return list(self.messages[self.length :])
 
 
 class ModelNode:
@@ -329,7 +327,7 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
-        attempts = _Attempts(list(request.messages)) if self._retries_kept() else None
+        attempts = _Attempts(request.messages) if self._retries_kept() else None
         handler = self.call_model if attempts is None else self._noting(attempts)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
@@ -350,7 +348,7 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
-        attempts = _Attempts(list(request.messages)) if self._retries_kept() else None
+        attempts = _Attempts(request.messages) if self._retries_kept() else None
         handler = self.acall_model if attempts is None else self._anoting(attempts)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
