@@ -41,6 +41,7 @@ from .graph.routing import (
     structured_retry_route,
 )
 from .graph.schema import input_output_schemas
+from .graph.serde import allow_in_checkpoints
 from .steps.always import with_always_run
 from .steps.keys import StateKeys
 from .steps.model_node import ModelNode, ToolWrapper
@@ -223,6 +224,8 @@ def create_agent(
     compiled.config = merge_configs(
         compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
     )
+    if structured is not None:
+        allow_in_checkpoints(compiled, structured.schema_types())
     compiled = with_always_run(compiled, plan)
     attach_plan(compiled, plan)
     return as_agent_graph(compiled)  # the same graph; its errors name the hooks involved

@@ -142,7 +142,11 @@ def _openai_compatible(model: object) -> bool:
 
 
 def _retry_message(error: StructuredOutputError, strategy: object) -> str | None:
-    """What ``handle_errors`` says to send back for ``error``; ``None`` means raise."""
+    """What ``handle_errors`` says to send back for ``error``; ``None`` means raise.
+
+    ``error`` is already an instance of LangChain's class of its name when LangChain is
+    loaded, so handlers written against LangChain's exception types match it.
+    """
     if not isinstance(strategy, ToolStrategy):
         return None
     handler = strategy.handle_errors
@@ -186,6 +190,17 @@ class StructuredOutput:
             self.bindings[binding.tool.name] = binding
         self.tool_names = frozenset(self.bindings)
         """The names of the structured-output tools (never sent to the tool node)."""
+
+    def schema_types(self) -> list[type[Any]]:
+        """The classes a structured response can be (JSON-schema dicts have none)."""
+        strategy = self.initial
+        if isinstance(strategy, ToolStrategy):
+            schemas: list[object] = [spec.schema for spec in strategy.schema_specs]
+        elif isinstance(strategy, (ProviderStrategy, AutoStrategy)):
+            schemas = [strategy.schema]
+        else:
+            schemas = []
+        return [schema for schema in schemas if isinstance(schema, type)]
 
     def effective(
         self, request: ModelRequest[Any]
@@ -259,22 +274,22 @@ class StructuredOutput:
         if not calls:
             return [output], None
         if len(calls) > 1:
-            error: StructuredOutputError = MultipleStructuredOutputsError(
-                [tc["name"] for tc in calls], output
+            error: StructuredOutputError = with_langchain_class(
+                MultipleStructuredOutputsError([tc["name"] for tc in calls], output)
             )
             message = _retry_message(error, strategy)
             if message is None:
-                raise with_langchain_class(error)
+                raise error
             replies = [_reply(tc, message) for tc in calls]
             return [output, *replies], None
         call = calls[0]
         try:
             response = self.bindings[call["name"]].parse(call["args"])
         except Exception as exc:
-            error = StructuredOutputValidationError(call["name"], exc, output)
+            error = with_langchain_class(StructuredOutputValidationError(call["name"], exc, output))
             message = _retry_message(error, strategy)
             if message is None:
-                raise with_langchain_class(error) from exc
+                raise error from exc
             return [output, _reply(call, message)], None
         content = strategy.tool_message_content or f"Returning structured response: {response}"
         return [output, _reply(call, content)], response

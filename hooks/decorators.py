@@ -31,8 +31,8 @@ from .options import (
     AfterModelOptions,
     HookOptions,
     NodeOptions,
-    StateOptions,
     WrapModelCallOptions,
+    WrapToolCallOptions,
 )
 from .policies import OnError, check_on_error, stash_options
 from .streaming import check_stream_policy
@@ -76,7 +76,7 @@ class FunctionMiddleware(AgentMiddleware[Any, Any, Any], Generic[P, R]):
 
 def _describe(obj: object) -> str:
     if inspect.isclass(obj):
-        return f"the class {obj.__qualname__}"
+        return f"the class {obj.__qualname__} ({where(obj)})"
     return f"{obj!r} ({type(obj).__name__})"
 
 
@@ -774,8 +774,8 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
 @overload
 def wrap_tool_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
-def wrap_tool_call(func: None = None, /, **options: Unpack[StateOptions]) -> Lifted: ...
-@_friendly(_lift, only=StateOptions)
+def wrap_tool_call(func: None = None, /, **options: Unpack[WrapToolCallOptions]) -> Lifted: ...
+@_friendly(_lift, only=WrapToolCallOptions)
 def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
@@ -795,6 +795,8 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
         state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
         tools: tools it brings to the agent; a dict schema it serves itself.
+        stream_internal_calls: True shows model calls the hook makes itself in the message
+            stream (default: hidden; the tool's own run always streams).
 
     Example::
 

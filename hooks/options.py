@@ -22,6 +22,7 @@ __all__ = [
     "NodeOptions",
     "StateOptions",
     "WrapModelCallOptions",
+    "WrapToolCallOptions",
 ]
 
 # A TypedDict cannot carry defaults: each field's docstring states the one the decorator
@@ -72,6 +73,10 @@ class _Guard(TypedDict, total=False):
 
 class WrapModelCallOptions(StateOptions, _InternalCalls, _Guard, total=False):
     """``@wrap_model_call``'s options."""
+
+
+class WrapToolCallOptions(StateOptions, _InternalCalls, total=False):
+    """``@wrap_tool_call``'s options."""
 
 
 class NodeOptions(StateOptions, _InternalCalls, total=False):

@@ -109,3 +109,16 @@ def test_the_onion_rows_of_several_rounds_keep_each_ones_best_batch() -> None:
     sync = {"flavour": "sync", "layers": 100, "onion_ns": 300.0, "floor_ns": 100.0}
     (only,) = combine([[sync]])
     assert only["per_layer_ns"] == 2 and "bare_per_layer_ns" not in only
+
+
+def test_the_bridge_bench_prints_a_row_per_thread_bound() -> None:
+    script = Path(__file__).resolve().parents[1] / "bench" / "bridge.py"
+    command = [sys.executable, str(script), "--runs", "12", "--sleep", "5"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = done.stdout.splitlines()[2:]
+    labels = [row[:34].strip() for row in rows]
+    assert labels == ["stdlib bound min(32, cpus + 4)", "funcware default", "one thread per run"]
+    threads, wall, rate, _ideal = zip(*(row[34:].split() for row in rows), strict=True)
+    assert threads[1:] == ("40", "12")
+    assert all(float(w) > 0 and float(r) > 0 for w, r in zip(wall, rate, strict=True))

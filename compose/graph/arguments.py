@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.tools import BaseTool
+from langgraph.prebuilt import ToolNode
 
 from funcware.hooks.lc_bridge import is_langchain_middleware
 from funcware.hooks.middleware import AgentMiddleware, origin, where
@@ -118,6 +119,14 @@ def check_list(value: object, call: str, argument: str, noun: str) -> Sequence[A
     """``value`` if it is a list or tuple; else a ``TypeError`` saying to wrap it in a list."""
     if isinstance(value, (list, tuple)):
         return value
+    if isinstance(value, ToolNode):
+        names = ", ".join(value.tools_by_name) or "none"
+        raise TypeError(
+            f"'ToolNode' object is not iterable. {call}({argument}=...) takes the tools "
+            f"themselves, not a ToolNode (the agent builds its own tool node); this ToolNode "
+            f"holds: {names}. Pass {argument}=[...] with those tools, e.g. "
+            f"{argument}=list(tool_node.tools_by_name.values())."
+        )
     name = getattr(value, "__name__", None) or getattr(value, "name", None)
     inside = name if isinstance(name, str) and name.isidentifier() else "..."
     raise TypeError(

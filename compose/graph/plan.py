@@ -141,7 +141,7 @@ class AgentPlan:
         """
         given = flatten(middleware, place)
         problems = _name_clashes(given)
-        duplicates = bool(problems)
+        duplicates = _first_duplicate(given) if problems else ""
         ordering = arrange(given, order)
         if strict and not duplicates:
             enforce(ordering, effects, "create_agent", skip=_checked_by_compose(middleware))
@@ -182,7 +182,8 @@ class AgentPlan:
             listing = "\n".join(f"  - {p}" for p in plan.problems)
             if duplicates:
                 raise DuplicateMiddlewareError(
-                    f"{DUPLICATE_SENTENCE} create_agent cannot build this agent:\n{listing}"
+                    f"{DUPLICATE_SENTENCE} {duplicates} create_agent cannot build this "
+                    f"agent:\n{listing}"
                 )
             raise BrokenStackError(f"create_agent cannot build this agent:\n{listing}")
         return plan
@@ -214,6 +215,20 @@ def _source(m: object) -> str:
     func = getattr(m, "__wrapped__", None)
     what = getattr(func if func is not None else type(m), "__qualname__", type(m).__name__)
     return f"{what} at {origin(m)}"
+
+
+def _first_duplicate(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> str:
+    """``Middleware 'x' (hook before_model) is listed twice.``: the first clash, in a line."""
+    seen: dict[str, AgentMiddleware[Any, Any, Any]] = {}
+    for m in members:
+        first = seen.setdefault(m.name, m)
+        if first is m and members.count(m) == 1:
+            continue
+        hooks: list[str] = list(hook_impls(m)) or ["no hooks"]
+        label = "hook" if len(hooks) == 1 else "hooks"
+        what = "is listed twice" if first is m else "shares its name with another middleware"
+        return f"Middleware {m.name!r} ({label} {', '.join(hooks)}) {what}."
+    return ""
 
 
 def _name_clashes(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> list[str]:

@@ -14,17 +14,20 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphInterrupt
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
+from funcware.hooks.strategies import ToolStrategy
+from funcware.hooks.structured_errors import StructuredOutputError
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
 
-from ..stream.quiet import agent_config, current_config, hidden_calls
+from ..stream.quiet import agent_config, current_config, hidden_calls, visible_layers
 from ..stream.stream_guard import StreamGuard
-from ..structured import Call, StructuredOutput
+from ..structured import Call, StructuredOutput, describe_format
 from ..threads.bridge import runnable_config
 from ..wraps.onion import build_async, build_sync
 from ..wraps.results import model_calls, tool_calls
@@ -44,6 +47,53 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
     return message.model_copy(
         update={"content": list(content)} if isinstance(content, list) else None
     )
+
+
+def _ran_out(request: ModelRequest[Any], call: Call | None) -> RuntimeError:
+    """A model that raised ``StopIteration`` (langgraph would say only "generator raised ...")."""
+    why = ""
+    last = request.messages[-1] if request.messages else None
+    asked_again = isinstance(last, AIMessage) and not last.tool_calls
+    if asked_again and call is not None and isinstance(call.strategy, ToolStrategy):
+        why = (
+            f" With {describe_format(call.strategy)} the agent calls the model again until "
+            "it calls a structured-output tool: a text answer (e.g. JSON meant for "
+            "ProviderStrategy) is not taken as the structured response. Give a wrapped model "
+            "a profile with structured_output=True, or answer with the tool call."
+        )
+    return RuntimeError(
+        f"The model {type(request.model).__name__} raised StopIteration: it has no answer "
+        f"left (a scripted or fake model given fewer answers than the run needs).{why}"
+    )
+
+
+class _Attempts:
+    """One model step's calls, to keep the feedback a layer added before retrying.
+
+    A layer that catches a ``StructuredOutputError`` and calls ``handler`` again with
+    messages appended in place to ``request.messages`` (a validation retry) gets them
+    kept in the state, before the answer, as LangChain keeps them. Other edits of the
+    request (in place without such an error, or through ``override``) stay with that call.
+    """
+
+    def __init__(self, messages: list[AnyMessage]) -> None:
+        self.messages = messages
+        self.length = len(messages)
+        self.failed = False
+        self.last: list[AnyMessage] | None = None
+
+    def note(self, request: ModelRequest[Any], failed: bool) -> None:
+        """Record one call's outcome."""
+        if failed:
+            self.failed = True
+        else:
+            self.last = request.messages
+
+    def feedback(self) -> list[AnyMessage]:
+        """What the successful retry appended to the step's own request list."""
+        if not self.failed or self.last is not self.messages:
+            return []
+        return list(self.messages[self.length :])
 
 
 class ModelNode:
@@ -79,8 +129,9 @@ class ModelNode:
         self.system_message = system_message
         self.reducer_keys = reducer_keys
         self.agent_name = agent_name
-        self.onion = build_sync(wraps, model_calls(state_keys))
-        self.aonion = build_async(wraps, model_calls(state_keys))
+        layers = visible_layers(wraps)
+        self.onion = build_sync(layers, model_calls(state_keys))
+        self.aonion = build_async(layers, model_calls(state_keys))
         self._default_bound: tuple[Any, Call | None] | None = None
 
     def request(
@@ -183,30 +234,69 @@ class ModelNode:
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
-            if self.guard is not None:
-                return self._response(self.guard.invoke(bound, messages, own), call)
-            if own is None:
-                return self._response(bound.invoke(messages), call)
-            with current_config(own):
-                return self._response(bound.invoke(messages), call)
+            try:
+                if self.guard is not None:
+                    output = self.guard.invoke(bound, messages, own)
+                elif own is None:
+                    output = bound.invoke(messages)
+                else:
+                    with current_config(own):
+                        output = bound.invoke(messages)
+            except StopIteration as exc:
+                raise _ran_out(request, call) from exc
+            return self._response(output, call)
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
-            if self.guard is not None:
-                return self._response(await self.guard.ainvoke(bound, messages, own), call)
-            if own is None:
-                return self._response(await bound.ainvoke(messages), call)
-            with current_config(own):
-                return self._response(await bound.ainvoke(messages), call)
+            try:
+                if self.guard is not None:
+                    output = await self.guard.ainvoke(bound, messages, own)
+                elif own is None:
+                    output = await bound.ainvoke(messages)
+                else:
+                    with current_config(own):
+                        output = await bound.ainvoke(messages)
+            except StopIteration as exc:
+                raise _ran_out(request, call) from exc
+            return self._response(output, call)
+
+    def _retries_kept(self) -> bool:
+        """Whether a layer may retry after a structured-output error (only then noted)."""
+        return bool(self.wraps) and self.response_format is not None
+
+    def _noting(self, attempts: _Attempts) -> Any:
+        def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+            try:
+                response = self.call_model(request)
+            except StructuredOutputError:
+                attempts.note(request, failed=True)
+                raise
+            attempts.note(request, failed=False)
+            return response
+
+        return call
+
+    def _anoting(self, attempts: _Attempts) -> Any:
+        async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+            try:
+                response = await self.acall_model(request)
+            except StructuredOutputError:
+                attempts.note(request, failed=True)
+                raise
+            attempts.note(request, failed=False)
+            return response
+
+        return call
 
     def _update(
         self,
         response: ModelResponse[Any],
         writes: Writes,
         repaired: list[AnyMessage] | None,
+        attempts: _Attempts | None = None,
     ) -> dict[str, Any] | list[Command[Any]]:
         """The node's output, shaped as LangChain's so every stream mode shows the same.
 
@@ -216,6 +306,8 @@ class ModelNode:
         ``(key, value)`` pairs), and ``updates`` lists one entry per write either way.
         """
         messages = list(response.result)
+        if attempts is not None and (feedback := attempts.feedback()):
+            messages = [*feedback, *messages]
         if repaired is not None:  # the history with replies to invalid tool calls
             messages = [RemoveMessage(id=REMOVE_ALL_MESSAGES), *repaired, *messages]
         state: dict[str, Any] = {"messages": messages}
@@ -235,13 +327,15 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
+        attempts = _Attempts(request.messages) if self._retries_kept() else None
+        handler = self.call_model if attempts is None else self._noting(attempts)
         try:
-            with runnable_config(config), hidden_calls(config if self.wraps else None):
-                response, writes = self.onion(request, self.call_model)
+            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
+                response, writes = self.onion(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
             raise
-        update = self._update(response, writes, repaired)
+        update = self._update(response, writes, repaired, attempts)
         if self.guard is not None and self.guard.buffer:
             return self.guard.model_output(update, config)
         return update
@@ -254,13 +348,15 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
+        attempts = _Attempts(request.messages) if self._retries_kept() else None
+        handler = self.acall_model if attempts is None else self._anoting(attempts)
         try:
-            with runnable_config(config), hidden_calls(config if self.wraps else None):
-                response, writes = await self.aonion(request, self.acall_model)
+            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
+                response, writes = await self.aonion(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
             raise
-        update = self._update(response, writes, repaired)
+        update = self._update(response, writes, repaired, attempts)
         if self.guard is not None and self.guard.buffer:
             return await self.guard.amodel_output(update, config)
         return update
@@ -284,8 +380,9 @@ class ToolWrapper:
         self.schema_only = schema_only
         self.tool_names = list(tool_names)
         self.wraps = tuple(wraps)
-        self.onion = build_sync(wraps, tool_calls(state_keys))
-        self.aonion = build_async(wraps, tool_calls(state_keys))
+        layers = visible_layers(wraps)
+        self.onion = build_sync(layers, tool_calls(state_keys))
+        self.aonion = build_async(layers, tool_calls(state_keys))
 
     def _unimplemented(self, request: ToolCallRequest) -> ToolMessage | None:
         """An error message for a call that reached the core with no tool to run."""
@@ -330,10 +427,15 @@ class ToolWrapper:
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
         def tail(req: ToolCallRequest) -> Any:
             with passed_through:
-                return self._unimplemented(req) or execute(req)
+                own = agent_config()  # the tool itself runs with the node's config
+                if own is None:
+                    return self._unimplemented(req) or execute(req)
+                with current_config(own):
+                    return self._unimplemented(req) or execute(req)
 
         try:
-            return self._answered(request, self.onion(request, tail)[0])
+            with hidden_calls(_config_of(request) if self.wraps else None):
+                return self._answered(request, self.onion(request, tail)[0])
         except GraphInterrupt as exc:
             self._interrupted(exc, request)
             raise
@@ -343,11 +445,22 @@ class ToolWrapper:
 
         async def tail(req: ToolCallRequest) -> Any:
             with passed_through:
-                return self._unimplemented(req) or await execute(req)
+                own = agent_config()
+                if own is None:
+                    return self._unimplemented(req) or await execute(req)
+                with current_config(own):
+                    return self._unimplemented(req) or await execute(req)
 
+        config = _config_of(request)
         try:
-            with runnable_config(getattr(request.runtime, "config", None)):
+            with runnable_config(config), hidden_calls(config if self.wraps else None):
                 return self._answered(request, (await self.aonion(request, tail))[0])
         except GraphInterrupt as exc:
             self._interrupted(exc, request)
             raise
+
+
+def _config_of(request: ToolCallRequest) -> RunnableConfig | None:
+    """The tool node's config for ``request`` (its runtime's, else the current one)."""
+    config = getattr(request.runtime, "config", None)
+    return config if config is not None else var_child_runnable_config.get()

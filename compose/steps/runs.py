@@ -9,7 +9,8 @@ what to pass. Nothing else about a run changes.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from dataclasses import fields, is_dataclass
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -17,6 +18,10 @@ from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
+from pydantic import BaseModel
+from typing_extensions import is_typeddict
+
+from funcware.hooks.wording import a
 
 from .always import AlwaysRunGraph
 from .jumplog import LOG_KEY, JumpLog
@@ -49,6 +54,50 @@ def _check_resume(graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, con
     )
 
 
+def _field_names(schema: type[Any]) -> list[str] | None:
+    """The fields of a dataclass or pydantic model; None for other classes."""
+    if is_dataclass(schema):
+        return [f.name for f in fields(schema)]
+    if issubclass(schema, BaseModel):
+        return list(schema.model_fields)
+    return None
+
+
+def _context_problem(schema: type[Any], context: Any) -> str | None:
+    """Why ``context`` cannot serve as ``context_schema``; None if it can (or cannot be told).
+
+    Lenient as duck typing is: an object with every field of a dataclass or model passes.
+    """
+    if is_typeddict(schema):
+        return None if isinstance(context, Mapping) else "a dict of its keys"
+    if not isinstance(schema, type):
+        return None
+    try:
+        names = _field_names(schema)
+        if names is None:
+            scalar = isinstance(context, (str, bytes, int, float))
+            wrong = scalar and not isinstance(context, schema)
+            return f"{schema.__name__}(...)" if wrong else None
+        if isinstance(context, (schema, Mapping)) or all(hasattr(context, n) for n in names):
+            return None
+    except TypeError:  # a Protocol or generic alias: isinstance cannot tell
+        return None
+    return f"{schema.__name__}(...) or a dict of its fields"
+
+
+def _check_context(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[str, Any]) -> None:
+    context, schema = kwargs.get("context"), graph.context_schema
+    if context is None or schema is None:
+        return
+    fix = _context_problem(schema, context)
+    if fix is not None:
+        raise TypeError(
+            f"context={context!r} ({type(context).__name__}) does not match the agent's "
+            f"context_schema={schema.__name__}: hooks read runtime.context as "
+            f"{a(schema.__name__)}. Pass context={fix} to invoke/stream."
+        )
+
+
 class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """The compiled agent: langgraph's graph, with errors that name the hooks involved."""
 
@@ -57,6 +106,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     ) -> Iterator[Any]:
         """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
+        _check_context(self, kwargs)
         log = JumpLog()
         try:
             yield from super().stream(input, _with_log(config, log), **kwargs)
@@ -68,6 +118,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     ) -> AsyncIterator[Any]:
         """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
+        _check_context(self, kwargs)
         log = JumpLog()
         chunks = cast(
             "AsyncGenerator[Any, None]", super().astream(input, _with_log(config, log), **kwargs)

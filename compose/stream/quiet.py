@@ -6,7 +6,10 @@ Two tools, both on the runnable config that langchain-core passes implicitly to 
 - :func:`hidden_calls` runs a hook with langgraph's ``nostream`` tag added to the current
   config, so a model the hook calls itself (a summarizer, a grader) stays out of
   ``stream_mode="messages"``, as LangChain's own middleware do. The agent's own model
-  call is made with :func:`agent_config`, the node's config as it was.
+  call (and a tool's run) is made with :func:`agent_config`, the node's config as it was.
+  Given the agent's model, a wrap layer that streams that model itself (eager tool
+  calling) streams token by token, as the agent's call would. :func:`visible_layers`
+  lets a layer whose middleware sets ``stream_internal_calls=True`` run unhidden.
 - :func:`quiet_config` is a config without the streaming callback handlers (messages
   stream, ``astream_events``, v3 events) but with every other handler (tracers), for a
   model call whose tokens a guard holds back.
@@ -14,22 +17,34 @@ Two tools, both on the runnable config that langchain-core passes implicitly to 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackManager
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.constants import TAG_NOSTREAM
+from langgraph.pregel._messages import StreamMessagesHandler
 
 try:  # the marker langchain-core gives every handler that streams tokens to a user
     from langchain_core.tracers._streaming import _StreamingCallbackHandler as _Streaming
 except ImportError:  # pragma: no cover - older langchain-core
     _Streaming = None  # type: ignore[assignment,misc]
 
-__all__ = ["agent_config", "current_config", "hidden_calls", "quiet_config"]
+from funcware.hooks.middleware import HookImpl
+
+__all__ = [
+    "agent_config",
+    "current_config",
+    "hidden_calls",
+    "quiet_config",
+    "visible_layers",
+]
 
 _AGENT_CONFIG: ContextVar[tuple[RunnableConfig, RunnableConfig] | None] = ContextVar(
     "funcware_agent_config", default=None
@@ -37,17 +52,78 @@ _AGENT_CONFIG: ContextVar[tuple[RunnableConfig, RunnableConfig] | None] = Contex
 """``(hidden config, the node's own config)`` while :func:`hidden_calls` is active."""
 
 
+class _AgentModelStreams(BaseCallbackHandler):
+    """Lets the ``messages`` stream see the agent's own model despite the ``nostream`` tag.
+
+    A run is the agent's model when langchain-core reports it with the model's cached
+    ``_serialized`` dict (the same object for the model and every binding of it).
+    """
+
+    run_inline = True  # before the model's first token, in order, under async runs too
+
+    def __init__(self, serialized: object, streams: Sequence[BaseCallbackHandler]) -> None:
+        self.serialized = serialized
+        self.streams = streams
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Register the agent model's run with each stream handler, untagged."""
+        if serialized is not self.serialized:
+            return
+        visible = [tag for tag in tags or () if tag != TAG_NOSTREAM]
+        for stream in self.streams:
+            stream.on_chat_model_start(
+                serialized,
+                messages,
+                run_id=run_id,
+                parent_run_id=parent_run_id,
+                tags=visible,
+                metadata=dict(metadata) if metadata is not None else None,
+                **kwargs,
+            )
+
+
+def _with_agent_model(config: RunnableConfig, agent_model: object) -> RunnableConfig:
+    """``config`` whose callbacks also stream ``agent_model``'s runs (when ``messages`` streams).
+
+    Only langgraph's ``messages`` handlers read the tag; other handlers (events, tools)
+    already see every run.
+    """
+    callbacks: Any = config.get("callbacks")
+    serialized = getattr(agent_model, "_serialized", None)
+    if serialized is None or not isinstance(callbacks, BaseCallbackManager):
+        return config
+    streams = [h for h in callbacks.handlers if isinstance(h, StreamMessagesHandler)]
+    if not streams:
+        return config
+    manager = callbacks.copy()
+    manager.add_handler(_AgentModelStreams(serialized, streams), inherit=True)
+    return {**config, "callbacks": manager}
+
+
 @contextmanager
-def hidden_calls(config: RunnableConfig | None) -> Iterator[None]:
+def hidden_calls(config: RunnableConfig | None, agent_model: object = None) -> Iterator[None]:
     """Within, model calls that use the current config carry the ``nostream`` tag.
 
-    :func:`agent_config` gives ``config`` itself, for the call the agent makes.
+    :func:`agent_config` gives ``config`` itself, for the call the agent makes. Calls to
+    ``agent_model`` (if given) still stream.
     """
     if config is None:
         yield
         return
     tags = config.get("tags") or []
     hidden: RunnableConfig = {**config, "tags": [*tags, TAG_NOSTREAM]}
+    if agent_model is not None:
+        hidden = _with_agent_model(hidden, agent_model)
     own = _AGENT_CONFIG.set((hidden, config))
     token = var_child_runnable_config.set(hidden)
     try:
@@ -55,6 +131,64 @@ def hidden_calls(config: RunnableConfig | None) -> Iterator[None]:
     finally:
         var_child_runnable_config.reset(token)
         _AGENT_CONFIG.reset(own)
+
+
+def _shown(sync: Callable[..., Any]) -> Callable[..., Any]:
+    """``sync`` run with the node's config; the handler it gets hides again, for inner layers."""
+
+    @functools.wraps(sync)
+    def layer(request: Any, handler: Callable[[Any], Any]) -> Any:
+        pair = _AGENT_CONFIG.get()
+        if pair is None:
+            return sync(request, handler)
+        hidden, own = pair
+
+        def inner(req: Any) -> Any:
+            with current_config(hidden):
+                return handler(req)
+
+        with current_config(own):
+            return sync(request, inner)
+
+    return layer
+
+
+def _ashown(async_: Callable[..., Any]) -> Callable[..., Any]:
+    """Async :func:`_shown`."""
+
+    @functools.wraps(async_)
+    async def layer(request: Any, handler: Callable[[Any], Any]) -> Any:
+        pair = _AGENT_CONFIG.get()
+        if pair is None:
+            return await async_(request, handler)
+        hidden, own = pair
+
+        async def inner(req: Any) -> Any:
+            with current_config(hidden):
+                return await handler(req)
+
+        with current_config(own):
+            return await async_(request, inner)
+
+    return layer
+
+
+def visible_layers(impls: Sequence[HookImpl]) -> list[HookImpl]:
+    """``impls``, each whose middleware sets ``stream_internal_calls=True`` run unhidden.
+
+    Such a layer's own model calls show in the ``messages`` stream; the layers inside it
+    stay hidden unless they opt in too. Others are returned as they are (no cost).
+    """
+    return [
+        dataclasses.replace(
+            impl,
+            sync=_shown(impl.sync) if impl.sync is not None else None,
+            async_=_ashown(impl.async_) if impl.async_ is not None else None,
+        )
+        if getattr(impl.middleware, "stream_internal_calls", False)
+        else impl
+        for impl in impls
+    ]
 
 
 def agent_config() -> RunnableConfig | None:

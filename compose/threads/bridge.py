@@ -46,7 +46,7 @@ def configure_bridge(
     """Set the bridge's thread limits; return the settings in force before.
 
     ``max_threads`` bounds the threads that sync hooks awaited from async code use at
-    once (default: the standard library's executor bound, ``min(32, cpus + 4)``); more
+    once (default 40, as anyio and Starlette give sync work in async apps); more
     calls queue without blocking the event loop. Calls nested in a bridged call never
     queue, so they cannot deadlock. A thread idle for ``idle_seconds`` (default 2) ends.
     """
@@ -148,8 +148,40 @@ def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
         return thread_loop().run_until_complete(_with_its_tasks(coro))
     context = contextvars.copy_context()
     context.run(_HOLDING.set, True)
-    job = partial(context.run, lambda: thread_loop().run_until_complete(_with_its_tasks(coro)))
-    return _POOL.run(job, nested=True).result()  # this thread blocks: never queue
+    return _on_own_thread(partial(context.run, _run_on_fresh_loop, coro))
+
+
+def _run_on_fresh_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on a new event loop, closed (with its file descriptors) when it is done."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(_with_its_tasks(coro))
+    finally:
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+
+
+def _on_own_thread(job: Callable[[], T]) -> T:
+    """Run ``job`` on a thread of its own and wait for it; the thread has ended on return.
+
+    For a caller that blocks a running loop (``invoke`` inside a notebook cell): it never
+    queues behind the pool's bound, so it cannot deadlock, and it leaves no thread, loop
+    or file descriptor behind.
+    """
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def work() -> None:
+        try:
+            future.set_result(job())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    thread = threading.Thread(target=work, name="funcware-bridge-call", daemon=True)
+    thread.start()
+    thread.join()
+    return future.result()
 
 
 async def run_in_thread(func: Callable[..., T], *args: Any) -> T:

@@ -12,7 +12,6 @@ private event loop.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections import deque
@@ -64,9 +63,16 @@ class BridgeSettings:
     idle_seconds: float
 
 
+DEFAULT_MAX_THREADS = 40
+"""anyio's (and so Starlette's) default for sync work awaited from async code.
+
+Sync hooks mostly wait on I/O, so the bound is set by how many may wait at once, not by
+the CPU count (``min(32, cpus + 4)`` would give 6 threads on a 2-core machine)."""
+
+
 def default_settings() -> BridgeSettings:
-    """The standard library's default executor bound (what langgraph's sync nodes get)."""
-    return BridgeSettings(max_threads=min(32, (os.cpu_count() or 1) + 4), idle_seconds=2.0)
+    """40 threads, as anyio and Starlette give sync work in async apps; idle ones end after 2 s."""
+    return BridgeSettings(max_threads=DEFAULT_MAX_THREADS, idle_seconds=2.0)
 
 
 _Job = tuple["Future[Any]", Callable[[], Any]]
