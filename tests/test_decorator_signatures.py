@@ -18,7 +18,7 @@ DECORATORS: dict[str, type[Any]] = {
     "after_model": options.AfterModelOptions,
     "after_agent": options.AfterAgentOptions,
     "wrap_model_call": options.WrapModelCallOptions,
-    "wrap_tool_call": options.StateOptions,
+    "wrap_tool_call": options.WrapToolCallOptions,
     "dynamic_prompt": options.HookOptions,
 }
 
