@@ -28,9 +28,10 @@ effect cannot, which is why an unfinished call is reported, not guessed. Tools t
 return a ``Command`` instead of a ``ToolMessage`` are refused (a ``Command`` cannot be
 replayed faithfully); tools outside ``tools`` pass through untouched.
 
-How to adapt: ``CallLedger.postgres(url)`` for the server's database,
-``CallLedger.sqlite(path)`` for tests and single machines; list only the tools with side
-effects in ``tools``; prune old rows by ``updated_at`` when threads expire.
+How to adapt: ``CallLedger.postgres(url).setup()`` for the server's database (the
+checkpointer's), ``CallLedger.sqlite(path)`` for tests and single machines; list only
+the tools with side effects in ``tools``; prune old rows by ``updated_at`` when threads
+expire.
 """
 
 from __future__ import annotations
@@ -92,28 +93,49 @@ class CallLedger:
         *,
         placeholder: str,
         close: bool = True,
+        setup_lock: str | None = None,
     ) -> None:
         self._connect = connect
         self._p = placeholder
         self._close = close
+        self._setup_lock = setup_lock
         # A connection shared by threads (SQLite in memory) is used by one at a time.
         self._lock: AbstractContextManager[Any] = threading.Lock() if not close else nullcontext()
-        self._ready = False
 
     @classmethod
     def postgres(cls, url: str) -> CallLedger:
-        """A ledger in a PostgreSQL database (psycopg 3), one short connection per write."""
+        """A ledger in a PostgreSQL database (psycopg 3); call ``setup()`` once to create it."""
         import psycopg
 
-        return cls(lambda: psycopg.connect(url), placeholder="%s")
+        return cls(
+            lambda: psycopg.connect(url),
+            placeholder="%s",
+            # Concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL's catalog.
+            setup_lock=f"SELECT pg_advisory_xact_lock(hashtext('{TABLE}'))",
+        )
 
     @classmethod
     def sqlite(cls, path: str = ":memory:") -> CallLedger:
         """A ledger in an SQLite file (or in memory: one connection shared by all threads)."""
         if path == ":memory:":
             shared = sqlite3.connect(path, check_same_thread=False)
-            return cls(lambda: shared, placeholder="?", close=False)
-        return cls(lambda: sqlite3.connect(path), placeholder="?")
+            ledger = cls(lambda: shared, placeholder="?", close=False)
+        else:
+            ledger = cls(lambda: sqlite3.connect(path), placeholder="?")
+        return ledger.setup()
+
+    def setup(self) -> CallLedger:
+        """Create the table if it does not exist (safe to call from every instance)."""
+        with self._cursor() as cursor:
+            if self._setup_lock is not None:
+                cursor.execute(self._setup_lock)
+            cursor.execute(
+                f"CREATE TABLE IF NOT EXISTS {TABLE} (thread_id TEXT NOT NULL, "
+                "tool_call_id TEXT NOT NULL, answer TEXT, "
+                "updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, "
+                "PRIMARY KEY (thread_id, tool_call_id))"
+            )
+        return self
 
     @contextmanager
     def _cursor(self) -> Iterator[_Cursor]:
@@ -121,14 +143,6 @@ class CallLedger:
             connection = self._connect()
             try:
                 cursor = connection.cursor()
-                if not self._ready:
-                    cursor.execute(
-                        f"CREATE TABLE IF NOT EXISTS {TABLE} (thread_id TEXT NOT NULL, "
-                        "tool_call_id TEXT NOT NULL, answer TEXT, "
-                        "updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, "
-                        "PRIMARY KEY (thread_id, tool_call_id))"
-                    )
-                    self._ready = True
                 yield cursor
                 connection.commit()
             finally:

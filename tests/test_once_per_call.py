@@ -77,7 +77,7 @@ def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CallLedge
     elif request.param == "sqlite-memory":
         yield CallLedger.sqlite()
     else:
-        yield CallLedger.postgres(request.getfixturevalue("postgres_url"))
+        yield CallLedger.postgres(request.getfixturevalue("postgres_url")).setup()
 
 
 def test_a_step_run_again_elsewhere_gets_the_recorded_answer(ledger: CallLedger) -> None:
