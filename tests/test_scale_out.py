@@ -30,8 +30,12 @@ import asyncio
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -65,8 +69,11 @@ from deploy_support import DEPLOY  # noqa: E402
 from langgraph_sdk import get_client  # noqa: E402
 from langgraph_sdk.client import LangGraphClient  # noqa: E402
 from scale_out_support import LEDGER_TABLES, RECOVERY_SECONDS, Cluster, Instance  # noqa: E402
+from server_support import free_loopback_port  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+README = ROOT / "README.md"
 SLACK = 20.0
 """Seconds beyond lease + reaper a recovered run may take to finish (2 shared CPUs)."""
 
@@ -468,3 +475,52 @@ async def test_sigterm_drains_an_instance_and_its_runs_finish_on_the_other(
         if thread in moved:
             assert len(finished) == 1 and finished[0] != victim.pid
     assert_nothing_pending(cluster, threads)
+
+
+# -- the README ------------------------------------------------------------------------
+
+
+def test_the_readme_commands_serve_the_example_on_two_instances() -> None:
+    """``cluster.sh up 2``, the client block, ``add``, ``down``: as the README has them."""
+    # Not pytest's tmp_path: PostgreSQL's user must be able to reach the state directory.
+    state = Path(tempfile.mkdtemp(prefix="funcware-aegra-readme-")) / "state"
+    state.parent.chmod(0o755)
+    section = README.read_text(encoding="utf-8").split("## Scaling out", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    (commands,) = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
+    (client_block,) = re.findall(r"```py\n(.*?)```", section, re.DOTALL)
+    (up,) = [line.split("#")[0].split() for line in commands.splitlines() if "cluster.sh" in line]
+    first = free_loopback_port()
+    env = {
+        **os.environ,
+        "PYTHON": sys.executable,  # the README's activated venv
+        "AEGRA_STATE_DIR": str(state),
+        "AEGRA_FIRST_PORT": str(first),
+        "AEGRA_PG_PORT": str(free_loopback_port()),
+        "AEGRA_REDIS_PORT": str(free_loopback_port()),
+    }
+
+    def script(*args: str) -> str:
+        done = subprocess.run(
+            [str(ROOT / args[0]), *args[1:]],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    try:
+        script(*up)
+        code = client_block.replace("127.0.0.1:2026", f"127.0.0.1:{first}")
+        code = code.replace("127.0.0.1:2027", f"127.0.0.1:{first + 1}")
+        exec(compile(code, "README.md[scaling out]", "exec"), {"__name__": "readme_scale_out"})
+        script("deploy/aegra/cluster.sh", "add")
+        status = script("deploy/aegra/cluster.sh", "status")
+        assert status.count(" running") == 5, status  # 3 instances, Redis, PostgreSQL
+    finally:
+        script("deploy/aegra/cluster.sh", "down", "--wipe")
+        shutil.rmtree(state.parent, ignore_errors=True)
+    assert not state.exists()
