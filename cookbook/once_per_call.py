@@ -16,7 +16,8 @@ On a repeat it finds one of the two:
   happened): with ``unfinished="report"`` (the default) the call is answered with an
   error ``ToolMessage`` saying so and the tool is not called, so the model or a person
   can check; with ``unfinished="retry"`` the tool runs again, for tools whose effect
-  is idempotent on :func:`call_key` (an API's idempotency key, a unique row).
+  is idempotent on :func:`call_key` (an API's idempotency key, a unique row), which a
+  tool computes from its ``ToolRuntime``: ``call_key(thread_id, runtime.tool_call_id)``.
 
 Its guarantee, in one sentence: **for a given ledger, the tool of a call (thread id, tool
 call id) is started at most once unless ``unfinished="retry"``, and every repeat of a call
@@ -54,7 +55,7 @@ from funcware import AgentMiddleware, AgentState, ToolCallRequest, create_agent
 from funcware.testing import ScriptedChatModel
 
 TABLE = "funcware_tool_calls"
-"""The ledger's table (created on first use): one row per (thread id, tool call id)."""
+"""The ledger's table (made by ``CallLedger.setup()``): one row per (thread id, tool call id)."""
 
 
 class _Cursor(Protocol):

@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command
 
 from funcware import create_agent
@@ -119,6 +120,35 @@ def test_retry_runs_an_unfinished_call_again(ledger: CallLedger) -> None:
     )
     assert shop.refunds == ["A7"]
     assert ledger.answers()[(config["configurable"]["thread_id"], "r1")] is not None
+
+
+def test_retry_with_the_call_key_makes_an_idempotent_effect_happen_once(
+    ledger: CallLedger,
+) -> None:
+    """The first attempt paid and died before its answer was recorded; the retry pays again,
+    under the same key, so the payment system keeps one payment."""
+    payments: dict[str, str] = {}
+
+    @tool
+    def refund(order: str, runtime: ToolRuntime) -> str:
+        """Refund an order, idempotently on the call's key."""
+        key = call_key(runtime.config["configurable"]["thread_id"], runtime.tool_call_id or "")
+        payments.setdefault(key, order)
+        return f"Refunded {order}."
+
+    config = thread()
+    thread_id = config["configurable"]["thread_id"]
+    ledger.start(thread_id, "r1")
+    payments[call_key(thread_id, "r1")] = "A7"  # what the dead attempt did
+    once = OncePerToolCall(ledger, tools={"refund"}, unfinished="retry")
+    model = ScriptedChatModel(respond=reply)
+    agent = create_agent(
+        model, [refund, Shop().tools()[1]], middleware=[once], checkpointer=InMemorySaver()
+    )
+    state = agent.invoke({"messages": [HumanMessage("refund A7")]}, config)
+    answers = {m.tool_call_id: m.text for m in state["messages"] if m.type == "tool"}
+    assert answers["r1"] == "Refunded A7."  # the tool ran again ...
+    assert payments == {f"{thread_id}:r1": "A7"}  # ... and the payment system kept one
 
 
 def test_calls_are_keyed_by_thread_and_call_id(ledger: CallLedger) -> None:
