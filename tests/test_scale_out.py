@@ -347,6 +347,7 @@ async def test_a_run_created_on_one_instance_is_joined_and_streamed_through_the_
 async def test_a_run_cancelled_through_the_other_instance_stops_before_its_tool_finishes(
     cluster: Cluster, clients: dict[str, LangGraphClient], signals: Path
 ) -> None:
+    """The cancel goes through the instance whose worker is *not* running the tool."""
     hold = held(signals, "cancel")
     ((thread_id, run_id),) = await start_runs(clients, 1, hold="cancel")
     await eventually(lambda: bool(steps(cluster, thread_id, "started")), 30, "tool started")
