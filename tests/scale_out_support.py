@@ -55,6 +55,15 @@ LEDGER_TABLES = (
 )
 """The ledger ``scale_out_graphs.transfer`` writes (made before the instances start)."""
 
+SMALL_POOLS = {
+    "SQLALCHEMY_POOL_SIZE": "5",
+    "SQLALCHEMY_MAX_OVERFLOW": "5",
+    "LANGGRAPH_MIN_POOL_SIZE": "2",
+    "LANGGRAPH_MAX_POOL_SIZE": "10",
+}
+"""At most 20 connections per instance, so the cluster fits a default server's 100 beside
+the other tests' (Aegra's defaults allow 50 per instance)."""
+
 RECOVERY_SECONDS = int(FAST_RECOVERY["LEASE_DURATION_SECONDS"]) + int(
     FAST_RECOVERY["REAPER_INTERVAL_SECONDS"]
 )
@@ -285,6 +294,7 @@ class Cluster:
             }
             env.update(QUIET_ENV)
             env.update(FAST_RECOVERY)
+            env.update(SMALL_POOLS)
             env.update(
                 DATABASE_URL=self.database_url,
                 REDIS_BROKER_ENABLED="true",
