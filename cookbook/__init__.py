@@ -40,6 +40,7 @@ RECIPES: tuple[str, ...] = (
     "resilient_hooks",
     "structured_triage",
     "routed_fallback",
+    "once_per_call",
 )
 """Recipe module names, in tour order."""
 
