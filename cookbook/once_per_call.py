@@ -19,9 +19,8 @@ On a repeat it finds one of the two:
   is idempotent on :func:`call_key` (an API's idempotency key, a unique row), which a
   tool computes from its ``ToolRuntime``: ``call_key(thread_id, runtime.tool_call_id)``.
 
-Its guarantee, in one sentence: **for a given ledger, the tool of a call (thread id, tool
-call id) is started at most once unless ``unfinished="retry"``, and every repeat of a call
-whose answer was recorded gets that same answer.**
+Guarantee: for a given ledger, the tool of a call (thread id, tool call id) starts at most
+once unless ``unfinished="retry"``, and a repeat of a recorded call gets its recorded answer.
 
 What it does not do: make an effect and its record atomic. An effect written in the same
 database can be, if the tool writes it in the transaction that records it; an outside

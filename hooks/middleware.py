@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import sys
 import weakref
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
@@ -128,6 +129,12 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     position: Literal["outermost", "innermost"] | None = None
     """Where this middleware must sit in the list: first (outermost) or last (innermost)."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Where the class statement is, for error messages: the frame that runs it.
+        body = sys._getframe(1)
+        _CLASS_WHERE[cls] = f"{body.f_code.co_filename}:{body.f_lineno}"
+
     @property
     def name(self) -> str:
         """The middleware's graph name; the class name unless set on the instance."""
@@ -238,15 +245,34 @@ _CLASS_WHERE: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
 
 
 def _class_where(cls: type) -> str:
-    """A class's ``file:line`` (reads its module's source: once per class, for errors only)."""
+    """A class's ``file:line``, from its code objects (never its source): the class
+    statement's line where Python records it (3.13+), else its first function's."""
     found = _CLASS_WHERE.get(cls)
     if found is None:
-        try:
-            found = f"{inspect.getsourcefile(cls)}:{inspect.getsourcelines(cls)[1]}"
-        except (OSError, TypeError):
+        module = sys.modules.get(cls.__module__)
+        file = getattr(module, "__file__", None)
+        line = getattr(cls, "__firstlineno__", None)
+        if line is None:
+            lines = [
+                code.co_firstlineno
+                for value in vars(cls).values()
+                if (code := getattr(_function_of(value), "__code__", None)) is not None
+                and code.co_filename == file
+            ]
+            line = min(lines, default=None)
+        if file is None:
             found = f"{cls.__module__}.{cls.__qualname__}"
+        else:
+            found = f"{file}:{line}" if line is not None else file
         _CLASS_WHERE[cls] = found
     return found
+
+
+def _function_of(value: object) -> object:
+    """The plain function behind a class attribute (a method, static or class method)."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    return inspect.unwrap(value) if callable(value) else value
 
 
 def origin(middleware: object) -> str:

@@ -533,6 +533,14 @@ def retried_then_answered(run: Run) -> str | None:
     return did_not_fail(run)
 
 
+def started_once(run: Run) -> str | None:
+    starts = [event[2] for event in run.world.log if event[0] == "tool"]
+    if "r1" in starts:
+        return "refund r1 was paid again though an earlier attempt had recorded its answer"
+    twice = sorted({c for c in starts if starts.count(c) > 1})
+    return f"the tool of calls {twice} started more than once" if twice else None
+
+
 def monitored(run: Run) -> str | None:
     recorded = {r.call_id for r in run.world.handles["monitor"].records}
     missing = sorted(set(run.world.executed()) - recorded)
@@ -569,6 +577,17 @@ def _monitor(world: World) -> list[Any]:
     monitor = recipe_module("tool_monitoring").ToolMonitor()
     world.handles["monitor"] = monitor
     return [monitor]
+
+
+def _once(world: World) -> list[Any]:
+    """The ledger an earlier, failed-over attempt left: refund r1 was paid and recorded."""
+    module = recipe_module("once_per_call")
+    ledger = module.CallLedger.sqlite(":memory:").setup()
+    ledger.start("case", "r1")
+    ledger.finish(
+        "case", "r1", {"content": "Refunded $500.", "name": "refund", "status": "success"}
+    )
+    return [module.OncePerToolCall(ledger)]
 
 
 def _routed(world: World) -> list[Any]:
@@ -763,6 +782,19 @@ RECIPES: list[Member] = [
         Scenario((turn(call("flaky", "f1", x=1)), "The service is down.")),
         retried_then_answered,
         "a failing tool runs max_retries + 1 times, then ends as one error ToolMessage",
+    ),
+    Member(
+        "once_per_call",
+        _once,
+        Scenario(
+            (
+                turn(call("refund", "r1", amount=500), call("lookup_order", "l1", order_id="A1")),
+                turn(call("lookup_order", "l2", order_id="A2")),
+                "Done.",
+            )
+        ),
+        started_once,
+        "the tool of a call starts at most once per ledger, across failovers",
     ),
     Member(
         "usage_tracking",

@@ -90,7 +90,17 @@ def location(obj: object) -> str:
     code = getattr(target, "__code__", None)
     if code is not None:
         return f"{code.co_filename}:{code.co_firstlineno}"
-    return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
+    # a class: the class statement's line for middleware classes (recorded when the class
+    # is made) and where Python records it (3.13+); else its first method's line (funcware
+    # reads no source): either points into the class
+    file = inspect.getsourcefile(target)
+    if issubclass(target, AgentMiddleware):
+        return f"{file}:{inspect.getsourcelines(target)[1]}"
+    line = getattr(target, "__firstlineno__", None)
+    if line is None:
+        methods = [v for v in vars(target).values() if inspect.isfunction(v)]
+        line = min(m.__code__.co_firstlineno for m in methods)
+    return f"{file}:{line}"
 
 
 def full_text(exc: BaseException) -> str:
@@ -655,7 +665,10 @@ class UserMiddleware(AgentMiddleware):
 
 
 class NotMiddleware:
-    """Some class that is no middleware."""
+    """Some class that is no middleware, though it has a hook's name."""
+
+    def before_model(self, state: Any) -> None:
+        return None
 
 
 def lookup(query: str) -> str:

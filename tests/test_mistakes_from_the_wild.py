@@ -33,7 +33,8 @@ def test_a_hook_decorator_on_a_class_names_the_class_and_its_file_and_line() -> 
 
         @before_model  # type: ignore[arg-type]
         class Guard:
-            pass
+            def before_model(self, state: Any) -> None:
+                return None
 
     message = str(caught.value)
     assert "the class" in message and "Guard" in message
