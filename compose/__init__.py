@@ -14,7 +14,7 @@ from .effects.ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWar
 from .explain import Explanation, explain
 from .graph.plan import BrokenStackError, DuplicateMiddlewareError
 from .steps.always import AlwaysRunGraph, run_error
-from .steps.keys import UnknownStateKeyError
+from .steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
 from .steps.nodes import InvalidJumpError
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "MiddlewareOrderWarning",
     "UndeclaredEffectError",
     "UnknownStateKeyError",
+    "UnknownStateKeyWarning",
     "compose",
     "create_agent",
     "explain",

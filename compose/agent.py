@@ -25,6 +25,7 @@ from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
+from funcware.hooks.tracing import hook_trace_policy, resolve_trace_policy
 from funcware.hooks.wording import a
 
 from .effects.ordering import EffectsMode, Order, check_choice
@@ -41,6 +42,7 @@ from .graph.routing import (
 )
 from .graph.schema import input_output_schemas
 from .steps.always import with_always_run
+from .steps.keys import StateKeys
 from .steps.model_node import ModelNode, ToolWrapper
 from .steps.nodes import run_node, run_node_async
 from .steps.runs import as_agent_graph
@@ -136,7 +138,10 @@ def create_agent(
     (``MiddlewareOrderError``, with an order that satisfies them); ``order="auto"`` sorts
     it. ``effects="warn"`` (default) warns of effects two declared middleware touch with
     no constraint ordering them; ``effects="strict"`` makes that an error and watches,
-    at run time, that every declared layer does only what it declared.
+    at run time, that every declared layer does only what it declared. A hook's write to
+    a state key no schema declares is dropped, as in LangChain, with one
+    ``UnknownStateKeyWarning`` per middleware, hook and key; ``effects="strict"`` raises
+    ``UnknownStateKeyError`` instead.
     """
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
@@ -154,13 +159,14 @@ def create_agent(
     plan.response_format = structured.initial if structured is not None else None
     hooks = plan.hooks
     guard = StreamGuard.build(plan.middleware, hooks)
+    keys = StateKeys(plan.state_keys, strict=effects == "strict")
+    for member in plan.middleware:
+        resolve_trace_policy(member)  # refuses a trace_policy that is no TracePolicy
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
         tool_names = [name for _, name in plan.tool_owners]
-        wrapper = ToolWrapper(
-            hooks["wrap_tool_call"], plan.schema_tool_names, tool_names, plan.state_keys
-        )
+        wrapper = ToolWrapper(hooks["wrap_tool_call"], plan.schema_tool_names, tool_names, keys)
         tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)
     executable = frozenset(tool_node.tools_by_name) if tool_node is not None else frozenset()
     default_tools: list[BaseTool | dict[str, Any]] = [
@@ -175,7 +181,7 @@ def create_agent(
         system_message=_system_message(system_prompt),
         wraps=hooks["wrap_model_call"],
         reducer_keys=plan.reducer_keys,
-        state_keys=plan.state_keys,
+        state_keys=keys,
         agent_name=name,
         guard=guard,
         structured=structured,
@@ -195,7 +201,11 @@ def create_agent(
     node_hooks = [impl for hook in NODE_HOOKS for impl in hooks[hook]]
     nodes = frozenset(["model", *(["tools"] if tool_node else []), *(i.label for i in node_hooks)])
     for impl in node_hooks:
-        graph.add_node(impl.label, _hook_node(impl, plan.state_keys, nodes, guard))
+        graph.add_node(
+            impl.label,
+            _hook_node(impl, keys, nodes, guard),
+            trace_policy=hook_trace_policy(impl.middleware),
+        )
 
     _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
     compiled = graph.compile(

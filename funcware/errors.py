@@ -1,4 +1,4 @@
-"""Every exception class funcware raises for a mistake, in one place.
+"""Every exception (and warning) class funcware raises for a mistake, in one place.
 
 ``from funcware.errors import InvalidJumpError`` (or ``from funcware import ...``): the
 ``funcware.compose`` attribute is the ``compose()`` function, not the subpackage.
@@ -7,7 +7,7 @@
 from funcware.compose.effects.observe import UndeclaredEffectError
 from funcware.compose.effects.ordering import MiddlewareOrderError, MiddlewareOrderWarning
 from funcware.compose.graph.plan import BrokenStackError
-from funcware.compose.steps.keys import UnknownStateKeyError
+from funcware.compose.steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
 from funcware.compose.steps.nodes import InvalidJumpError, UnknownNodeError
 from funcware.compose.steps.pauses import MissingCheckpointerError
 from funcware.compose.wraps.double_calls import DoubleCallWarning
@@ -22,4 +22,5 @@ __all__ = [
     "UndeclaredEffectError",
     "UnknownNodeError",
     "UnknownStateKeyError",
+    "UnknownStateKeyWarning",
 ]

@@ -179,8 +179,8 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
     them as middleware tools), and so is an ``after_agent(always=True)`` hook (LangChain
     skips ``after_agent`` when a run fails), and a composite whose ``before_model`` member
     after the first may jump to ``"model"`` (LangChain cannot loop a node to itself).
-    Deadlines and ``on_error`` still apply; a ``stream=`` policy does not (LangChain
-    streams tokens before guards run), with a warning.
+    Deadlines, ``on_error`` and ``trace_policy`` still apply; a ``stream=`` policy does not
+    (LangChain streams tokens before guards run), with a warning.
     """
     lc = _langchain_types()
     if isinstance(middleware, lc.AgentMiddleware):
@@ -198,6 +198,7 @@ def to_langchain(middleware: AgentMiddleware[Any, Any, Any]) -> Any:
         "state_schema": _state_schema(stack.state_schema, name, lc),
         "tools": list(stack.tools),
         "transformers": tuple(stack.transformers),
+        "trace_policy": getattr(middleware, "trace_policy", None),
         "funcware_middleware": middleware,
     }
     hooks = hook_impls(stack)

@@ -15,6 +15,14 @@ from .effects import EFFECTS, Declaration, declarations
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .policies import HookTimeoutError
 from .streaming import SlidingWindow, StreamPolicy
+from .tracing import (
+    TracePolicy,
+    configure_trace_policy,
+    hook_trace_policy,
+    internal_call_metadata,
+    omit_payload,
+    resolve_trace_policy,
+)
 from .types import (
     AgentState,
     ExtendedModelResponse,
@@ -58,14 +66,20 @@ __all__ = [
     "StreamPolicy",
     "ToolCallRequest",
     "ToolRuntime",
+    "TracePolicy",
     "after_agent",
     "after_model",
     "before_agent",
     "before_model",
+    "configure_trace_policy",
     "declarations",
     "dynamic_prompt",
     "hook_config",
     "hook_impls",
+    "hook_trace_policy",
+    "internal_call_metadata",
+    "omit_payload",
+    "resolve_trace_policy",
     "wrap_model_call",
     "wrap_tool_call",
 ]

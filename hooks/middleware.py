@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 from langchain_core.messages import ToolMessage
 from langgraph.stream import StreamTransformer
+from langgraph.types import TracePolicy
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
@@ -98,6 +99,12 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     on_error: OnError = "raise"
     """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
+
+    trace_policy: TracePolicy | None = None
+    """What this middleware's hook spans record (LangChain's attribute), e.g.
+    ``TracePolicy(process_inputs=omit_payload)`` to keep the span but drop its payload;
+    ``None``: the process default (``configure_trace_policy``), if any. See
+    :mod:`funcware.hooks.tracing`."""
 
     transformers: Sequence[TransformerFactory] = ()
     """Stream transformer factories this middleware registers on the agent's graph.

@@ -9,7 +9,7 @@ import funcware
 lc_middleware = require_langchain("langchain.agents.middleware")
 
 # LangChain names that are not the middleware API itself: its built-in catalog (use
-# those classes directly; they run in funcware agents) and its tracing configuration.
+# those classes directly; they run in funcware agents).
 NOT_API = {
     "ClearToolUsesEdit",
     "CodexSandboxExecutionPolicy",
@@ -22,9 +22,6 @@ NOT_API = {
     "PIIMatch",
     "RedactionRule",
     "TriggerClause",
-    "TracePolicy",
-    "configure_trace_policy",
-    "omit_payload",
 }
 
 

@@ -105,6 +105,11 @@ def hi() -> dict[str, Any]:
     return {"messages": [HumanMessage("hi")]}
 
 
+def _effects(error: type[BaseException]) -> Any:
+    """An unknown state key is an error only with ``effects="strict"`` (else a warning)."""
+    return "strict" if error is UnknownStateKeyError else "warn"
+
+
 def run(agent: Any, mode: str = "sync", inputs: Any = None, config: Any = None) -> Any:
     inputs = hi() if inputs is None else inputs
     if mode == "async":
@@ -326,7 +331,7 @@ _NODE_RETURNS: list[tuple[str, Callable[[], Any], type[BaseException], tuple[str
         ("jump_to='moon'", "use 'model', 'tools' or 'end'"),
     ),
     (
-        "an unknown state key",
+        "an unknown state key (effects='strict'; else a warning)",
         lambda: {"mesages": [HumanMessage("x")]},
         UnknownStateKeyError,
         ("'mesages'", "Did you mean 'messages'?", "Declare it in a state_schema"),
@@ -346,7 +351,9 @@ for _hook, _decorator in NODE_DECORATORS.items():
             _mw = _decorator(name=f"bad_{_hook}")(_func)
             add(
                 f"{_hook} returns {_what} [{_mode}]",
-                lambda m=_mw, mode=_mode: run(create_agent(model(), middleware=[m]), mode),
+                lambda m=_mw, mode=_mode, err=_error: run(
+                    create_agent(model(), middleware=[m], effects=_effects(err)), mode
+                ),
                 _error,
                 f"middleware 'bad_{_hook}', hook {_hook}",
                 *_says,
@@ -407,7 +414,7 @@ _MODEL_RETURNS: list[tuple[str, Callable[[Any], Any], type[BaseException], tuple
         ("goto='model'", "only `update` is supported", "jump_to"),
     ),
     (
-        "ExtendedModelResponse(Command(update=unknown key))",
+        "ExtendedModelResponse(Command(update=unknown key)) (effects='strict')",
         lambda r: ExtendedModelResponse(r, Command(update={"ownr": "me"})),
         UnknownStateKeyError,
         ("'ownr'", "Declare it in a state_schema"),
@@ -420,7 +427,9 @@ for _what, _value, _error, _says in _MODEL_RETURNS:
         _mw = wrap_model_call(name="bad_wrap")(_func)
         add(
             f"wrap_model_call returns {_what} [{_mode}]",
-            lambda m=_mw, mode=_mode: run(create_agent(model(), middleware=[m]), mode),
+            lambda m=_mw, mode=_mode, err=_error: run(
+                create_agent(model(), middleware=[m], effects=_effects(err)), mode
+            ),
             _error,
             "middleware 'bad_wrap', hook wrap_model_call",
             *_says,
@@ -455,7 +464,7 @@ _TOOL_RETURNS: list[tuple[str, Callable[[Any], Any], type[BaseException], tuple[
         ("tool_call_id='other'", "stay unanswered", "tool_call_id=request.tool_call['id']"),
     ),
     (
-        "a Command writing an unknown key",
+        "a Command writing an unknown key (effects='strict')",
         lambda r: Command(update={"resutl": 3}),
         UnknownStateKeyError,
         ("'resutl'", "Declare it in a state_schema"),
@@ -468,8 +477,11 @@ for _what, _value, _error, _says in _TOOL_RETURNS:
         _mw = wrap_tool_call(name="bad_tool_wrap")(_func)
         add(
             f"wrap_tool_call returns {_what} [{_mode}]",
-            lambda m=_mw, mode=_mode: run(
-                create_agent(model(calls_add(), "done"), [add_numbers], middleware=[m]), mode
+            lambda m=_mw, mode=_mode, err=_error: run(
+                create_agent(
+                    model(calls_add(), "done"), [add_numbers], middleware=[m], effects=_effects(err)
+                ),
+                mode,
             ),
             _error,
             "middleware 'bad_tool_wrap', hook wrap_tool_call",

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.types import Command
+from typing_extensions import NotRequired
 
 from funcware import (
     AgentMiddleware,
+    AgentState,
     ExtendedModelResponse,
     ModelRequest,
     before_model,
@@ -24,7 +26,13 @@ from funcware.testing import arun_hook, run_hook
 MODES = ["sync", "async"]
 
 
-@before_model(can_jump_to=["end"])
+class KitState(AgentState):
+    stopped: NotRequired[bool]
+    n: NotRequired[int]
+    tagged: NotRequired[bool]
+
+
+@before_model(can_jump_to=["end"], state_schema=KitState)
 def limit(state: Any) -> Any:
     if len(state["messages"]) >= 2:
         return {"jump_to": "end", "stopped": True}
@@ -55,7 +63,7 @@ def test_async_only_and_class_hooks_run_in_both_modes(mode: Any) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_node_hook_command_is_reported(mode: Any) -> None:
-    @before_model(can_jump_to=["model"])
+    @before_model(can_jump_to=["model"], state_schema=KitState)
     def again(state: Any) -> Any:
         return Command(update={"jump_to": "model", "n": 1})
 
@@ -94,7 +102,7 @@ def test_model_wrap_retry_counts_handler_calls(mode: Any) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_model_wrap_command_and_seen_requests(mode: Any) -> None:
-    @wrap_model_call
+    @wrap_model_call(state_schema=KitState)
     def tag(request: ModelRequest[Any], handler: Any) -> Any:
         response = handler(request.override(system_prompt="tagged"))
         return ExtendedModelResponse(response, Command(update={"tagged": True}))

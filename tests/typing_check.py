@@ -28,16 +28,22 @@ from funcware import (
     StructuredOutputError,
     ToolCallRequest,
     ToolStrategy,
+    TracePolicy,
     after_agent,
     after_model,
     before_agent,
     before_model,
+    configure_trace_policy,
     dynamic_prompt,
     hook_config,
+    internal_call_metadata,
+    omit_payload,
+    resolve_trace_policy,
     run_error,
     wrap_model_call,
     wrap_tool_call,
 )
+from funcware.testing import HookResult, run_hook
 
 
 class MyState(AgentState[Any]):
@@ -288,3 +294,22 @@ def rejected_options() -> None:
     dynamic_prompt(state_schema=MyState)  # type: ignore[call-overload]
     wrap_model_call(can_jump_to=["end"])  # type: ignore[call-overload]
     after_agent(always="yes")  # type: ignore[call-overload]
+
+
+# -- tracing policy and internal calls (LangChain 1.5), run_hook's interrupts ------------
+
+
+class Quiet(AgentMiddleware[MyState]):
+    trace_policy = TracePolicy(process_inputs=omit_payload)
+
+
+def tracing_setup(middleware: AgentMiddleware[Any, Any, Any]) -> TracePolicy | None:
+    configure_trace_policy(TracePolicy(process_outputs=omit_payload))
+    marker: dict[str, Any] = internal_call_metadata()
+    assert marker
+    return resolve_trace_policy(middleware)
+
+
+def asked(middleware: AgentMiddleware[Any, Any, Any]) -> list[object]:
+    result: HookResult = run_hook(middleware, "after_model", resume={"approved": True})
+    return [pause.value for pause in result.interrupts]

@@ -1,21 +1,68 @@
-"""Refusing writes to state keys the agent does not have (langgraph drops them silently).
+"""Writes to state keys the agent does not have: warned about (as LangChain, dropped) or refused.
 
-A hook that returns ``{"mesages": [...]}`` would otherwise lose its update without a
-word; in an agent, every key a hook or a wrap's command writes must be a state field.
+langgraph drops a write to a key that no state schema declares, without a word, and
+LangChain's agents rely on that; published middleware write such keys. funcware keeps the
+run going the same way but warns once per middleware, hook and key
+(:class:`UnknownStateKeyWarning`); ``effects="strict"`` and ``funcware.testing`` raise
+:class:`UnknownStateKeyError` instead.
 """
 
 from __future__ import annotations
 
 import difflib
+import warnings
 from collections.abc import Iterable, Mapping
 
 from langgraph.types import Command
 
-__all__ = ["UnknownStateKeyError", "check_keys", "written_keys"]
+__all__ = [
+    "StateKeys",
+    "UnknownStateKeyError",
+    "UnknownStateKeyWarning",
+    "check_keys",
+    "written_keys",
+]
 
 
 class UnknownStateKeyError(ValueError):
-    """A hook wrote a state key that no state schema of the agent declares."""
+    """A hook wrote a state key that no state schema of the agent declares (strict mode)."""
+
+
+class UnknownStateKeyWarning(UserWarning):
+    """A hook wrote a state key that no state schema declares; the write was dropped."""
+
+
+class StateKeys(frozenset[str]):
+    """The agent's state keys, and what a write to any other key does.
+
+    ``strict``: raise :class:`UnknownStateKeyError`. Otherwise warn, once per hook (its
+    ``owner`` text names the middleware and hook) and key, and let langgraph drop the
+    write. It is a ``frozenset`` so that whatever takes the agent's keys takes it as is; a
+    plain ``frozenset`` there is strict.
+    """
+
+    strict: bool
+    _warned: set[tuple[str, str]]
+
+    def __new__(cls, keys: Iterable[str], *, strict: bool = False) -> StateKeys:
+        self = super().__new__(cls, keys)
+        self.strict = strict
+        self._warned = set()
+        return self
+
+    def warn_once(self, key: str, owner: str) -> None:
+        """Warn that ``owner`` wrote ``key``, unless that was warned about already."""
+        if (owner, key) in self._warned:
+            return
+        self._warned.add((owner, key))
+        warnings.warn(
+            _problem(
+                key, self, owner, ": the write was dropped and the run goes on, as in LangChain"
+            )
+            + " (effects='strict' makes this an error.)",
+            UnknownStateKeyWarning,
+            stacklevel=3,
+        )
 
 
 def written_keys(result: object) -> list[str]:
@@ -28,18 +75,29 @@ def written_keys(result: object) -> list[str]:
     return []
 
 
+def _problem(key: str, known: frozenset[str], owner: str, outcome: str) -> str:
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return (
+        f"{owner} wrote state key {key!r}, which no state schema of this agent declares"
+        f"{outcome}.{hint} Declare it in a state_schema (the middleware's "
+        "class attribute, a TypedDict deriving from AgentState, or "
+        f"create_agent(state_schema=...)). State keys: {', '.join(sorted(known))}."
+    )
+
+
 def check_keys(keys: Iterable[str], known: frozenset[str] | None, owner: str) -> None:
-    """Raise :class:`UnknownStateKeyError` for the first of ``keys`` not in ``known``."""
+    """Check that ``owner`` (a hook) wrote only ``known`` keys; ``None``: nothing to check.
+
+    A :class:`StateKeys` that is not strict warns for each other key (once per owner and
+    key); else the first other key raises :class:`UnknownStateKeyError`.
+    """
     if known is None:
         return
     for key in keys:
         if key in known:
             continue
-        close = difflib.get_close_matches(key, sorted(known), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise UnknownStateKeyError(
-            f"{owner} wrote state key {key!r}, which no state schema of this agent "
-            f"declares, so langgraph would drop it.{hint} Declare it in a state_schema "
-            "(the middleware's, or create_agent(state_schema=...)). State keys: "
-            f"{', '.join(sorted(known))}."
-        )
+        if isinstance(known, StateKeys) and not known.strict:
+            known.warn_once(key, owner)
+        else:
+            raise UnknownStateKeyError(_problem(key, known, owner, ", so langgraph would drop it"))

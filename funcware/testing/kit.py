@@ -4,33 +4,39 @@
 node hook returned; ``run_hook(mw, "wrap_model_call", responses=[...])`` runs a wrap
 hook around a scripted handler and counts its calls. ``mode="async"`` runs the same
 through the async path (bridged exactly as in an agent), so one test covers both.
-A middleware that declares its effects is held to them (``effects="strict"``, the default
-here): doing anything it did not declare raises ``UndeclaredEffectError``.
+Strict by default (``effects="strict"``): a middleware that declares its effects is held
+to them (``UndeclaredEffectError``), and a write to a state key its ``state_schema`` does
+not declare raises ``UnknownStateKeyError`` (an agent would drop it, with a warning).
+A hook that calls ``interrupt()`` is reported as paused, or resumed with ``resume=``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Literal, get_type_hints
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
-from langgraph.types import Command
+from langgraph.types import Command, Interrupt
 
 from funcware.compose.effects.observe import observed
 from funcware.compose.graph.schema import reducer_keys
 from funcware.compose.steps.failures import passed_through
+from funcware.compose.steps.keys import StateKeys
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.threads.bridge import run_coroutine_sync
 from funcware.compose.wraps.onion import CallKind, build_async, build_sync
-from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response
+from funcware.compose.wraps.results import as_model_response, model_calls, tool_calls
 from funcware.compose.wraps.updates import as_update, merge_writes
 from funcware.hooks.effects import declarations
 from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
 from funcware.hooks.wording import plural
 
+from .paused import NO_RESUME, Paused, arun_in_graph, run_in_graph
 from .scripted import ScriptedChatModel
 
 __all__ = ["HookResult", "arun_hook", "run_hook"]
@@ -56,6 +62,9 @@ class HookResult:
     """How many times a wrap hook called its handler."""
     requests: list[Any] = field(default_factory=list)
     """What the handler received, one entry per call (after the hook's changes)."""
+    interrupts: tuple[Interrupt, ...] = ()
+    """The interrupts the hook paused on (``.value`` is what it asked), if it did not end:
+    then ``returned`` is ``None``."""
 
 
 def _runtime(context: Any, store: Any) -> Runtime[Any]:
@@ -138,12 +147,14 @@ async def arun_hook(
     context: Any = None,
     store: Any = None,
     effects: Effects = "strict",
+    state_schema: type | None = None,
+    resume: Any = NO_RESUME,
 ) -> HookResult:
     """Async :func:`run_hook` (the hook runs through funcware's async path)."""
     call = _HookCall.prepare(
-        middleware, hook, state, request, tool_call, responses, handler, effects
+        middleware, hook, state, request, tool_call, responses, handler, effects, state_schema
     )
-    return await call.run_async(_runtime(context, store))
+    return call.report(await call.run_async(_runtime(context, store), resume), resume)
 
 
 def run_hook(
@@ -159,6 +170,8 @@ def run_hook(
     store: Any = None,
     mode: Mode = "sync",
     effects: Effects = "strict",
+    state_schema: type | None = None,
+    resume: Any = NO_RESUME,
 ) -> HookResult:
     """Run ``middleware``'s ``hook`` once, as an agent would, and report what it did.
 
@@ -167,16 +180,25 @@ def run_hook(
     ``tool_call`` for tool wraps) and a handler that replays ``responses`` (``AIMessage``,
     ``str`` or an exception for model calls; ``ToolMessage``, ``Command``, ``str`` or an
     exception for tool calls), or calls ``handler``. ``mode="async"`` runs the async path.
-    ``effects="strict"`` (default) holds a declared middleware to its declaration;
-    ``effects="warn"`` does not watch it.
+
+    ``effects="strict"`` (default) holds a declared middleware to its declaration and
+    refuses a write to a state key that neither its ``state_schema`` nor ``state_schema``
+    (the agent's, for keys other middleware declare) has, with ``UnknownStateKeyError``;
+    ``effects="warn"`` does neither (an unknown key gets the agent's warning).
+
+    The hook runs as the only node of a graph, so it can call ``interrupt()``: then the
+    result's ``interrupts`` hold what it asked and ``returned`` is ``None``. With
+    ``resume=answer`` the paused hook runs again from its start, as in an agent, and
+    ``interrupt()`` returns ``answer`` (a second ``interrupt()`` pauses it again); the
+    result is that second run's. ``resume`` given to a hook that never pauses is an error.
     """
     call = _HookCall.prepare(
-        middleware, hook, state, request, tool_call, responses, handler, effects
+        middleware, hook, state, request, tool_call, responses, handler, effects, state_schema
     )
     runtime = _runtime(context, store)
     if mode == "sync":
-        return call.run_sync(runtime)
-    return run_coroutine_sync(call.run_async(runtime))
+        return call.report(call.run_sync(runtime, resume), resume)
+    return call.report(run_coroutine_sync(call.run_async(runtime, resume)), resume)
 
 
 def _impl(middleware: Any, hook: HookName) -> Any:
@@ -190,6 +212,13 @@ def _impl(middleware: Any, hook: HookName) -> Any:
             f"{hook} (it defines: {defined})"
         )
     return impls[hook]
+
+
+def _state_keys(middleware: Any, state_schema: type | None, effects: Effects) -> StateKeys:
+    """The keys the hook may write: ``AgentState``'s, its middleware's and ``state_schema``'s."""
+    schemas = (AgentState, getattr(middleware, "state_schema", AgentState), state_schema)
+    keys = {key for schema in schemas if schema is not None for key in get_type_hints(schema)}
+    return StateKeys(keys, strict=effects == "strict")
 
 
 def _node_result(hook: HookName, returned: Any) -> HookResult:
@@ -229,6 +258,7 @@ class _HookCall:
     request: Any
     tool_call: Any
     scripted: _ScriptedHandler
+    keys: StateKeys
 
     @classmethod
     def prepare(
@@ -241,13 +271,15 @@ class _HookCall:
         responses: Sequence[Any],
         handler: Callable[[Any], Any] | None,
         effects: Effects = "strict",
+        state_schema: type | None = None,
     ) -> _HookCall:
         impl = _impl(middleware, hook)
         if effects == "strict":
             impl = observed(impl, declarations(middleware))
         scripted = _ScriptedHandler(hook, responses, handler)
         state_dict = dict(state or {"messages": []})
-        return cls(middleware, hook, impl, state_dict, request, tool_call, scripted)
+        keys = _state_keys(middleware, state_schema, effects)
+        return cls(middleware, hook, impl, state_dict, request, tool_call, scripted, keys)
 
     def _request(self, runtime: Runtime[Any]) -> Any:
         if self.request is not None:
@@ -255,22 +287,43 @@ class _HookCall:
         return _default_request(self.hook, self.state, runtime, self.tool_call)
 
     def _kind(self) -> CallKind:
-        return MODEL_CALLS if self.hook == "wrap_model_call" else TOOL_CALLS
+        return model_calls(self.keys) if self.hook == "wrap_model_call" else tool_calls(self.keys)
 
     def _result(self, outcome: tuple[Any, Any]) -> HookResult:
         reducers = reducer_keys(getattr(self.middleware, "state_schema", AgentState))
         return _wrap_result(self.hook, outcome, self.scripted, reducers)
 
-    def run_sync(self, runtime: Runtime[Any]) -> HookResult:
-        """Run through the sync path."""
+    def report(self, ended: Paused[HookResult], resume: Any) -> HookResult:
+        """The hook's result, or the interrupts it paused on."""
+        if resume is not NO_RESUME and not ended.resumed:
+            raise ValueError(
+                f"run_hook got resume={resume!r}, but {self.impl.describe()} did not call "
+                "interrupt(), so nothing could take the answer; drop resume=."
+            )
+        if ended.result is None:
+            return HookResult(self.hook, None, interrupts=ended.interrupts)
+        return ended.result
+
+    def run_sync(self, runtime: Runtime[Any], resume: Any = NO_RESUME) -> Paused[HookResult]:
+        """Run through the sync path, in a graph (see ``paused``)."""
+        return run_in_graph(self.impl.label, partial(self._once, runtime), resume)
+
+    async def run_async(self, runtime: Runtime[Any], resume: Any = NO_RESUME) -> Paused[HookResult]:
+        """Run through the async path, in a graph (see ``paused``)."""
+        return await arun_in_graph(self.impl.label, partial(self._aonce, runtime), resume)
+
+    def _once(self, runtime: Runtime[Any], config: RunnableConfig) -> HookResult:
+        self.scripted.requests.clear()  # a resumed hook runs again: the script replays
         if self.hook in NODE_HOOKS:
-            return _node_result(self.hook, run_node(self.impl, self.state, runtime))
+            returned = run_node(self.impl, self.state, runtime, config, known=self.keys)
+            return _node_result(self.hook, returned)
         onion = build_sync([self.impl], self._kind())
         return self._result(onion(self._request(runtime), self.scripted.tail))
 
-    async def run_async(self, runtime: Runtime[Any]) -> HookResult:
-        """Run through the async path."""
+    async def _aonce(self, runtime: Runtime[Any], config: RunnableConfig) -> HookResult:
+        self.scripted.requests.clear()
         if self.hook in NODE_HOOKS:
-            return _node_result(self.hook, await run_node_async(self.impl, self.state, runtime))
+            returned = await run_node_async(self.impl, self.state, runtime, config, known=self.keys)
+            return _node_result(self.hook, returned)
         onion = build_async([self.impl], self._kind())
         return self._result(await onion(self._request(runtime), self.scripted.atail))
