@@ -21,6 +21,7 @@ from langgraph.types import Command
 
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
+from funcware.observe.calls import acall, call, installed
 
 from ..stream.quiet import agent_config, current_config, hidden_calls
 from ..stream.stream_guard import StreamGuard
@@ -178,8 +179,15 @@ class ModelNode:
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """The innermost handler: the model itself (as the stream guard says, if any).
 
-        What it raises is marked as passed through: no wrap layer gets its note.
+        What it raises is marked as passed through: no wrap layer gets its note. An
+        installed instrument is told about the call.
         """
+        instruments = installed()
+        if instruments:
+            return call(instruments, "model", None, request, self._call_model)
+        return self._call_model(request)
+
+    def _call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
@@ -192,6 +200,12 @@ class ModelNode:
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
+        instruments = installed()
+        if instruments:
+            return await acall(instruments, "model", None, request, self._acall_model)
+        return await self._acall_model(request)
+
+    async def _acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
@@ -330,7 +344,13 @@ class ToolWrapper:
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
         def tail(req: ToolCallRequest) -> Any:
             with passed_through:
-                return self._unimplemented(req) or execute(req)
+                unimplemented = self._unimplemented(req)
+                if unimplemented is not None:
+                    return unimplemented
+                instruments = installed()
+                if instruments:
+                    return call(instruments, "tool", req.tool_call["name"], req, execute)
+                return execute(req)
 
         try:
             return self._answered(request, self.onion(request, tail)[0])
@@ -343,7 +363,13 @@ class ToolWrapper:
 
         async def tail(req: ToolCallRequest) -> Any:
             with passed_through:
-                return self._unimplemented(req) or await execute(req)
+                unimplemented = self._unimplemented(req)
+                if unimplemented is not None:
+                    return unimplemented
+                instruments = installed()
+                if instruments:
+                    return await acall(instruments, "tool", req.tool_call["name"], req, execute)
+                return await execute(req)
 
         try:
             with runnable_config(getattr(request.runtime, "config", None)):
