@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from funcware.hooks.middleware import HookImpl
+from funcware.observe.langchain_runs import langchain_runs
 from funcware.observe.observers import Observer, active
 
 from ..steps.failures import note_passed_through, note_raised
@@ -222,7 +223,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
     run = Run(impls, funcs, kind, inner)
 
     def piece(request: Any, tail: Tail) -> Outcome:
-        entry = Handler(run, -1, tail, active())
+        entry = Handler(run, -1, tail, active() + langchain_runs())
         return entry.call(request), entry.writes
 
     return piece
@@ -235,7 +236,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
     run = Run(impls, funcs, kind, inner)
 
     async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        entry = AsyncHandler(run, -1, tail, active())
+        entry = AsyncHandler(run, -1, tail, active() + langchain_runs())
         return await entry.call(request), entry.writes
 
     return piece

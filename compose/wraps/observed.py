@@ -17,7 +17,8 @@ from langgraph.types import Command
 
 from funcware.hooks.policies import HookTimeoutError
 from funcware.hooks.types import ExtendedModelResponse
-from funcware.observe.observers import Outcome, end, start
+from funcware.observe.langchain_runs import LangChainRuns
+from funcware.observe.observers import Observer, Outcome, end, start
 
 if TYPE_CHECKING:
     from .layers import Handler, Run
@@ -106,12 +107,24 @@ def _outcome(result: Any, handler: Handler, changed: tuple[str, ...], wrote: Any
     return "passed"
 
 
+def _langchain_runs(observers: tuple[Observer, ...]) -> LangChainRuns | None:
+    """The LangChain runs to open around each layer, when a tracer is in the callbacks."""
+    for observer in observers:
+        if isinstance(observer, LangChainRuns):
+            return observer
+    return None
+
+
 def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     """Call layer ``at`` with ``handler``, telling the active observers how it went."""
     impl = run.impls[at]
     started = start(handler.observers, impl.middleware.name, run.hook, impl.where)
     try:
-        result = run.funcs[at](request, handler.call)
+        runs = _langchain_runs(handler.observers)
+        if runs is None:
+            result = run.funcs[at](request, handler.call)
+        else:
+            result = runs.call(impl.middleware, run.hook, run.funcs[at], request, handler.call)
     except BaseException as exc:
         end(
             handler.observers,
@@ -141,7 +154,13 @@ async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> 
     impl = run.impls[at]
     started = start(handler.observers, impl.middleware.name, run.hook, impl.where)
     try:
-        result = await run.funcs[at](request, handler.call)
+        runs = _langchain_runs(handler.observers)
+        if runs is None:
+            result = await run.funcs[at](request, handler.call)
+        else:
+            result = await runs.acall(
+                impl.middleware, run.hook, run.funcs[at], request, handler.call
+            )
     except BaseException as exc:
         end(
             handler.observers,
