@@ -230,3 +230,22 @@ def test_an_inner_layer_that_asks_twice_is_the_one_named(flavour: str) -> None:
     model = Model()
     caught = _caught(lambda: _run_model(flavour, stack, model))
     assert [str(w.message).split(", hook")[0] for w in caught] == ["middleware 'ask_twice'"]
+
+
+def test_overlapping_attempts_are_not_warned() -> None:
+    """Two calls started together (a race, a hedge): neither came after an answer."""
+
+    async def race(request: Any, handler: Any) -> Any:
+        _first, second = await asyncio.gather(handler(request), handler(request))
+        return second
+
+    model = Model()
+
+    async def slow_model(request: Any) -> Any:
+        await asyncio.sleep(0.01)  # both calls are under way before either answers
+        return model.answer(request)
+
+    onion = compose(wrap_model_call(race))
+    caught = _caught(lambda: asyncio.run(onion.awrap_model_call(_request(), slow_model)))
+    assert model.calls == 2
+    assert caught == []

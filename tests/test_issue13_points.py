@@ -482,8 +482,9 @@ def _tour(*names: str, capsys: Any) -> str:
 def test_the_tour_shows_the_log_lines_retries_and_prompts(capsys: Any) -> None:
     out = _tour("logging_around_model", "model_retry", "prompt_from_context", capsys=capsys)
     assert "log           funcware.cookbook.logging_around_model: model call:" in out
-    assert "model calls   3 (2 failed and retried or replaced: ConnectionError" in out
-    assert "system prompt You are a patient maths tutor. You are talking to Ada." in out
+    assert "ModelRetry.wrap_model_call · retried · handler x3" in out
+    assert "  log_model_call.wrap_model_call · failed · ConnectionError" in out
+    assert "prompt_from_context.wrap_model_call · modified · changed system_message" in out
 
 
 def test_the_tour_shows_state_values_records_and_the_approval_pause(capsys: Any) -> None:

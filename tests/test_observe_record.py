@@ -389,3 +389,33 @@ def test_layers_are_plain_objects_with_the_documented_fields() -> None:
         assert hasattr(layer, name)
     assert "test_observe_record.py:" in layer.where
     assert time.perf_counter() > layer.started
+
+
+def test_records_nest_and_an_inner_block_is_seen_by_the_outer() -> None:
+    agent = _agent([passes], ["done", "done"])
+    with record() as outer:
+        agent.invoke(hi())
+        with record() as inner:
+            agent.invoke(hi())
+    assert len(inner.layers) == 1 and len(outer.layers) == 2
+    assert inner.layers[0] is outer.layers[1]
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_a_wrap_layer_that_fails_open_is_continued_and_its_handler_still_answers(mode: str) -> None:
+    @wrap_model_call(on_error="continue")
+    def flaky_logger(request: Any, handler: Callable[[Any], Any]) -> Any:
+        response = handler(request)
+        raise RuntimeError("log sink down")
+        return response
+
+    agent = _agent([flaky_logger])
+    with record() as run:
+        state = agent.invoke(hi()) if mode == "invoke" else asyncio.run(agent.ainvoke(hi()))
+    assert state["messages"][-1].content == "done"
+    (layer,) = run.layers
+    assert (layer.outcome, layer.handler_calls, str(layer.error)) == (
+        "continued",
+        1,
+        "log sink down",
+    )

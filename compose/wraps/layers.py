@@ -82,7 +82,7 @@ async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outc
 class Run:
     """What every call of one run of layers shares: the layers and how to check them."""
 
-    __slots__ = ("funcs", "hook", "impls", "inner", "normalize", "plain", "size", "warned")
+    __slots__ = ("funcs", "hook", "impls", "inner", "normalize", "plain", "size", "warned", "who")
 
     def __init__(
         self, impls: Sequence[HookImpl], funcs: list[Any], kind: CallKind, inner: Any
@@ -97,6 +97,8 @@ class Run:
         self.plain = kind.plain
         self.warned: set[int] = set()
         """Layers already warned about for a double call."""
+        self.who: list[tuple[str, str]] | None = None
+        """Per layer: its middleware's name and where it is defined (made when observed)."""
 
 
 _new = object.__new__
@@ -106,6 +108,7 @@ class Handler:
     """The handler given to one call of layer ``at`` (``-1``: the run's own entry)."""
 
     __slots__ = (
+        "again",
         "answer",
         "answered",
         "at",
@@ -125,6 +128,8 @@ class Handler:
     """How many times it was called."""
     answered: int
     """How many of those calls returned."""
+    again: bool
+    """Whether a call started after an earlier one had returned."""
     answer: Any
     """The response of the last call that returned (set once ``answered`` > 0)."""
     request: Any
@@ -134,12 +139,14 @@ class Handler:
 
     def __init__(self, run: Run, at: int, tail: Any, observers: tuple[Observer, ...]) -> None:
         self.run, self.at, self.tail, self.observers = run, at, tail, observers
-        self.calls, self.answered, self.writes = 0, 0, NO_WRITES
+        self.calls, self.answered, self.again, self.writes = 0, 0, False, NO_WRITES
 
     def call(self, request: Any) -> Any:
         """Run what lies inside layer ``at`` on ``request``; give its checked response."""
         self.calls += 1
         self.request = request
+        if self.answered:
+            self.again = True
         run = self.run
         at = self.at + 1
         try:
@@ -149,7 +156,7 @@ class Handler:
                 inner = _new(Handler)  # no __init__ frame: set every slot read before a call
                 inner.run, inner.at, inner.tail = run, at, self.tail
                 inner.observers, inner.calls, inner.answered = self.observers, 0, 0
-                inner.writes = NO_WRITES
+                inner.again, inner.writes = False, NO_WRITES
                 if self.observers:
                     result = observed_layer(run, at, request, inner)
                 else:
@@ -159,7 +166,7 @@ class Handler:
                 else:
                     response, own = run.normalize(result, run.impls[at])
                     writes = inner.writes + own if own else inner.writes
-                if inner.answered > 1:
+                if inner.again:
                     check_double_call(run, at, inner, response)
         except BaseException as exc:
             self.writes = NO_WRITES
@@ -182,6 +189,8 @@ class AsyncHandler(Handler):
     async def call(self, request: Any) -> Any:
         self.calls += 1
         self.request = request
+        if self.answered:
+            self.again = True
         run = self.run
         at = self.at + 1
         try:
@@ -191,7 +200,7 @@ class AsyncHandler(Handler):
                 inner = _new(AsyncHandler)  # no __init__ frame: set every slot read before a call
                 inner.run, inner.at, inner.tail = run, at, self.tail
                 inner.observers, inner.calls, inner.answered = self.observers, 0, 0
-                inner.writes = NO_WRITES
+                inner.again, inner.writes = False, NO_WRITES
                 if self.observers:
                     result = await aobserved_layer(run, at, request, inner)
                 else:
@@ -201,7 +210,7 @@ class AsyncHandler(Handler):
                 else:
                     response, own = run.normalize(result, run.impls[at])
                     writes = inner.writes + own if own else inner.writes
-                if inner.answered > 1:
+                if inner.again:
                     check_double_call(run, at, inner, response)
         except BaseException as exc:
             self.writes = NO_WRITES

@@ -115,16 +115,24 @@ def _langchain_runs(observers: tuple[Observer, ...]) -> LangChainRuns | None:
     return None
 
 
+def _who(run: Run, at: int) -> tuple[str, str]:
+    """Layer ``at``'s middleware name and where it is defined (looked up once per run)."""
+    if run.who is None:
+        run.who = [(impl.middleware.name, impl.where) for impl in run.impls]
+    return run.who[at]
+
+
 def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     """Call layer ``at`` with ``handler``, telling the active observers how it went."""
-    impl = run.impls[at]
-    started = start(handler.observers, impl.middleware.name, run.hook, impl.where)
+    name, where = _who(run, at)
+    started = start(handler.observers, name, run.hook, where)
     try:
         runs = _langchain_runs(handler.observers)
         if runs is None:
             result = run.funcs[at](request, handler.call)
         else:
-            result = runs.call(impl.middleware, run.hook, run.funcs[at], request, handler.call)
+            middleware = run.impls[at].middleware
+            result = runs.call(middleware, run.hook, run.funcs[at], request, handler.call)
     except BaseException as exc:
         end(
             handler.observers,
@@ -151,15 +159,15 @@ def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
 
 async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     """The async :func:`observed_layer`."""
-    impl = run.impls[at]
-    started = start(handler.observers, impl.middleware.name, run.hook, impl.where)
+    name, where = _who(run, at)
+    started = start(handler.observers, name, run.hook, where)
     try:
         runs = _langchain_runs(handler.observers)
         if runs is None:
             result = await run.funcs[at](request, handler.call)
         else:
             result = await runs.acall(
-                impl.middleware, run.hook, run.funcs[at], request, handler.call
+                run.impls[at].middleware, run.hook, run.funcs[at], request, handler.call
             )
     except BaseException as exc:
         end(
