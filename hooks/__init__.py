@@ -12,6 +12,7 @@ from .decorators import (
     wrap_tool_call,
 )
 from .effects import EFFECTS, Declaration, declarations
+from .internal_calls import internal_call_metadata
 from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
 from .policies import HookTimeoutError
 from .streaming import SlidingWindow, StreamPolicy
@@ -19,7 +20,6 @@ from .tracing import (
     TracePolicy,
     configure_trace_policy,
     hook_trace_policy,
-    internal_call_metadata,
     omit_payload,
     resolve_trace_policy,
 )

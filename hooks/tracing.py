@@ -1,4 +1,4 @@
-"""What a middleware's hook spans record (LangChain 1.5's trace policy), and internal calls.
+"""What a middleware's hook spans record: LangChain 1.5's trace policy.
 
 ``TracePolicy`` and ``omit_payload`` are langgraph's. A middleware's ``trace_policy``
 (class or instance attribute; ``None`` by default) shapes what its hook spans record; when
@@ -9,16 +9,10 @@ LangChain. :func:`resolve_trace_policy` gives the effective policy now;
 default each time the span records, so ``configure_trace_policy`` called after the agent
 was built still applies (LangChain's order). ``create_agent`` attaches it to every
 node-hook node; whatever records wrap-hook spans should do the same.
-
-:func:`internal_call_metadata` marks a model call a middleware makes itself as internal,
-under LangChain's metadata key (and LangChain's own marker once ``langchain`` is loaded,
-so its ``InternalCallTransformer`` recognises it).
 """
 
 from __future__ import annotations
 
-import secrets
-import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -27,31 +21,22 @@ from langgraph.types import TracePolicy, omit_payload
 from .middleware import origin
 
 __all__ = [
-    "INTERNAL_CALL_METADATA_KEY",
     "TracePolicy",
     "configure_trace_policy",
     "hook_trace_policy",
-    "internal_call_metadata",
     "omit_payload",
     "resolve_trace_policy",
 ]
 
 _default_policy: TracePolicy | None = None
 
-INTERNAL_CALL_METADATA_KEY = "lc_internal_call"
-"""The model-call metadata key that marks a call as internal to middleware (LangChain's)."""
 
-_INTERNAL_CALL_TOKEN = secrets.token_hex(16)
-"""This process's marker value (user metadata cannot guess it to hide a real call)."""
-
-_LC_INTERNAL_CALLS = "langchain.agents.middleware.internal_call_transformer"
-
-
-def _checked(policy: object, owner: str) -> TracePolicy | None:
+def _checked(policy: object, owner: Callable[[], str]) -> TracePolicy | None:
+    """``policy`` if it is one (or ``None``); ``owner()`` names it in the error otherwise."""
     if policy is None or isinstance(policy, TracePolicy):
         return policy
     raise TypeError(
-        f"{owner} is {type(policy).__name__} {policy!r}; it must be a "
+        f"{owner()} is {type(policy).__name__} {policy!r}; it must be a "
         "langgraph.types.TracePolicy (e.g. TracePolicy(process_inputs=omit_payload)) or None."
     )
 
@@ -62,12 +47,14 @@ def configure_trace_policy(policy: TracePolicy | None) -> None:
     A middleware's own ``trace_policy`` overrides it whole. Call it once, at startup.
     """
     global _default_policy  # one process-wide default, as in LangChain
-    _default_policy = _checked(policy, "configure_trace_policy(policy)")
+    _default_policy = _checked(policy, lambda: "configure_trace_policy(policy)")
 
 
 def _own_policy(middleware: object) -> TracePolicy | None:
-    name = getattr(middleware, "name", type(middleware).__name__)
-    owner = f"middleware {name!r} ({origin(middleware)}) trace_policy"
+    def owner() -> str:  # only for the error: finding a class's line reads its source
+        name = getattr(middleware, "name", type(middleware).__name__)
+        return f"middleware {name!r} ({origin(middleware)}) trace_policy"
+
     return _checked(getattr(middleware, "trace_policy", None), owner)
 
 
@@ -103,18 +90,3 @@ def hook_trace_policy(middleware: object) -> TracePolicy:
         process_inputs=_processor(own, "process_inputs"),
         process_outputs=_processor(own, "process_outputs"),
     )
-
-
-def internal_call_metadata() -> dict[str, Any]:
-    """Metadata marking a model call as internal to middleware: merge it into the call's
-    ``config["metadata"]`` (LangChain's function of the same name).
-
-    funcware already keeps the model calls a hook makes out of the user's message stream
-    (unless its middleware sets ``stream_internal_calls``); this marker also lets stream
-    transformers, LangChain's ``InternalCallTransformer`` included, recognise the call.
-    Call it for each model call: once ``langchain`` is loaded it gives LangChain's marker.
-    """
-    lc = sys.modules.get(_LC_INTERNAL_CALLS)
-    if lc is not None:
-        return dict(lc.internal_call_metadata())
-    return {INTERNAL_CALL_METADATA_KEY: _INTERNAL_CALL_TOKEN}

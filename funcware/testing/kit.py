@@ -27,7 +27,7 @@ from funcware.compose.graph.schema import reducer_keys
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.keys import StateKeys
 from funcware.compose.steps.nodes import run_node, run_node_async
-from funcware.compose.threads.bridge import run_coroutine_sync
+from funcware.compose.threads.bridge import run_coroutine_sync, runnable_config
 from funcware.compose.wraps.onion import CallKind, build_async, build_sync
 from funcware.compose.wraps.results import as_model_response, model_calls, tool_calls
 from funcware.compose.wraps.updates import as_update, merge_writes
@@ -318,7 +318,8 @@ class _HookCall:
             returned = run_node(self.impl, self.state, runtime, config, known=self.keys)
             return _node_result(self.hook, returned)
         onion = build_sync([self.impl], self._kind())
-        return self._result(onion(self._request(runtime), self.scripted.tail))
+        with runnable_config(config):
+            return self._result(onion(self._request(runtime), self.scripted.tail))
 
     async def _aonce(self, runtime: Runtime[Any], config: RunnableConfig) -> HookResult:
         self.scripted.requests.clear()
@@ -326,4 +327,5 @@ class _HookCall:
             returned = await run_node_async(self.impl, self.state, runtime, config, known=self.keys)
             return _node_result(self.hook, returned)
         onion = build_async([self.impl], self._kind())
-        return self._result(await onion(self._request(runtime), self.scripted.atail))
+        with runnable_config(config):  # current for interrupt(), on Python 3.10 too
+            return self._result(await onion(self._request(runtime), self.scripted.atail))
