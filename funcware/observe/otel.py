@@ -16,7 +16,7 @@ import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from opentelemetry import context as otel_context
@@ -68,7 +68,7 @@ class _Tracing:
         span, token = opened
         with contextlib.suppress(Exception):  # ended in another context: leave that one be
             otel_context.detach(token)
-        return span  # type: ignore[no-any-return]
+        return cast("Span", span)
 
     @staticmethod
     def _failed(span: Span, error: BaseException) -> None:
