@@ -462,3 +462,67 @@ def test_spans_reach_an_otlp_collector_over_http() -> None:
         agent["trace_id"]
     }
     assert {s["scope"] for s in received} == {"funcware"}
+
+
+@wrap_tool_call
+def approval(request: Any, handler: Callable[[Any], Any]) -> Any:
+    from langgraph.types import interrupt
+
+    if interrupt({"approve": request.tool_call["name"]}) != "yes":
+        raise AssertionError("the test resumes with 'yes'")
+    return handler(request)
+
+
+def test_an_interrupt_is_no_error_and_the_resumed_run_is_a_new_agent_span(spans: Any) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    agent = create_agent(
+        _tool_then_answer(), [lookup], middleware=[approval], checkpointer=InMemorySaver()
+    )
+    config = {"configurable": {"thread_id": "t-9"}}
+    agent.invoke(hi(), config)
+    paused = _named(spans, "approval.wrap_tool_call")
+    assert [s.attributes["funcware.middleware.outcome"] for s in paused] == ["interrupted"]
+    assert paused[0].status.status_code == otel_trace.StatusCode.UNSET
+    assert "error.type" not in paused[0].attributes
+    agent.invoke(Command(resume="yes"), config)
+    agents = _named(spans, "invoke_agent")
+    assert len(agents) == 2 and {s.status.status_code for s in agents} == {
+        otel_trace.StatusCode.UNSET
+    }
+    assert {s.attributes["gen_ai.conversation.id"] for s in agents} == {"t-9"}
+    resumed = _named(spans, "approval.wrap_tool_call")[1]
+    assert resumed.attributes["funcware.middleware.outcome"] == "passed"
+    (tool_span,) = _named(spans, "execute_tool lookup")
+    assert tool_span.parent.span_id == resumed.context.span_id
+
+
+def test_a_jump_is_an_attribute_of_the_hook_span(spans: Any) -> None:
+    @before_model(can_jump_to=["end"])
+    def stop(state: Any) -> Any:
+        return {"jump_to": "end"}
+
+    create_agent(ScriptedChatModel(responses=[]), middleware=[stop]).invoke(hi())
+    (span,) = _named(spans, "stop.before_model")
+    assert span.attributes["funcware.middleware.outcome"] == "jumped"
+    assert span.attributes["funcware.middleware.jump_to"] == "end"
+    assert _named(spans, "chat ScriptedChatModel") == []
+
+
+def test_a_stream_the_caller_stops_reading_ends_its_spans_without_error(spans: Any) -> None:
+    agent = _support_agent()
+    for _ in agent.stream(hi(), stream_mode="updates"):
+        break
+    (run,) = _named(spans, "invoke_agent support")
+    assert run.status.status_code == otel_trace.StatusCode.UNSET
+    assert not active()  # the instrument observes no more once the run is over
+
+
+async def test_an_async_stream_the_caller_stops_reading_ends_its_spans(spans: Any) -> None:
+    stream = _support_agent().astream(hi(), stream_mode="updates")
+    async for _ in stream:
+        break
+    await stream.aclose()
+    (run,) = _named(spans, "invoke_agent support")
+    assert run.status.status_code == otel_trace.StatusCode.UNSET

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -109,21 +109,23 @@ def agent_run(
 ) -> Iterator[Call]:
     """One agent run: told to ``instruments``, which also observe its layers meanwhile."""
     run = Call("agent", name, input, config)
-    with ExitStack() as stack:
-        observing_now = active()
-        for instrument in instruments:
-            if instrument not in observing_now:  # a sub-agent's run: already observed
-                stack.enter_context(observing(instrument))
-        _start(instruments, run)
-        try:
-            yield run
-        except GeneratorExit:  # the caller stopped reading the stream: not a failure
-            raise
-        except BaseException as exc:
-            run.error = exc
-            raise
-        finally:
-            _end(instruments, run)
+    stack = ExitStack()
+    observing_now = active()
+    for instrument in instruments:
+        if instrument not in observing_now:  # a sub-agent's run: already observed
+            stack.enter_context(observing(instrument))
+    _start(instruments, run)
+    try:
+        yield run
+    except GeneratorExit:  # the caller stopped reading the stream: not a failure
+        raise
+    except BaseException as exc:
+        run.error = exc
+        raise
+    finally:
+        _end(instruments, run)
+        with suppress(ValueError):  # an abandoned stream closed from another context
+            stack.close()
 
 
 def call(
