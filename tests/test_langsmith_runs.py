@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.schemas import Run
@@ -30,7 +32,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.observe.langchain_runs import langchain_runs
+from funcware.compose.wraps.langchain_runs import langchain_runs
 from funcware.testing import ScriptedChatModel
 
 
@@ -223,6 +225,61 @@ def test_stream_handlers_are_not_told_and_messages_stream_as_before() -> None:
     traced = [c for c, _ in agent.stream(hi(), {"callbacks": [tracer]}, stream_mode="messages")]
     assert [m.text for m in traced] == [m.text for m in plain] == ["hello there"]
     assert [run.name for run in tracer.runs].count("outer.wrap_model_call") == 1
+
+
+def _streamed_agent(layers: list[Any]) -> Any:
+    """An agent whose model streams tokens, under ``layers``."""
+    model = GenericFakeChatModel(messages=iter([AIMessage("hello there friend")]))
+    return create_agent(model, middleware=layers)
+
+
+GRADER_SAYS = "graded well"
+
+
+def _grader() -> Any:
+    return GenericFakeChatModel(messages=iter([AIMessage(GRADER_SAYS) for _ in range(4)]))
+
+
+def test_token_streams_and_hidden_calls_are_unchanged_by_tracing() -> None:
+    grader = _grader()
+
+    @wrap_model_call
+    def grade(request: Any, handler: Callable[[Any], Any]) -> Any:
+        grader.invoke("grade this")  # middleware's own call: kept out of the stream
+        return handler(request)
+
+    def tokens(callbacks: list[Any]) -> list[str]:
+        agent = _streamed_agent([outer, grade])
+        config: Any = {"callbacks": callbacks}
+        return [c.text for c, _ in agent.stream(hi(), config, stream_mode="messages")]
+
+    tracer = Tracer()
+    plain, traced = tokens([]), tokens([tracer])
+    assert traced == plain
+    assert len(plain) > 1 and GRADER_SAYS not in "".join(plain)
+    by_id = {run.id: run for run in tracer.runs}
+    models = [run for run in tracer.runs if run.name == "GenericFakeChatModel"]
+    assert [by_id[run.parent_run_id].name for run in models] == ["grade.wrap_model_call"] * 2
+
+
+async def test_async_token_streams_and_hidden_calls_are_unchanged_by_tracing() -> None:
+    grader = _grader()
+
+    @wrap_model_call(name="grade")
+    async def agrade(request: Any, handler: Any) -> Any:
+        await grader.ainvoke("grade this")
+        return await handler(request)
+
+    async def tokens(callbacks: list[Any]) -> list[str]:
+        agent = _streamed_agent([aouter, agrade])
+        config: Any = {"callbacks": callbacks}
+        return [c.text async for c, _ in agent.astream(hi(), config, stream_mode="messages")]
+
+    tracer = Tracer()
+    plain, traced = await tokens([]), await tokens([tracer])
+    assert traced == plain
+    assert len(plain) > 1 and GRADER_SAYS not in "".join(plain)
+    assert "grade.awrap_model_call" in [run.name for run in tracer.runs]
 
 
 def test_nothing_is_traced_without_a_tracer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,11 +22,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from funcware.hooks.middleware import HookImpl
-from funcware.observe.langchain_runs import langchain_runs
 from funcware.observe.observers import Observer, active
 
 from ..steps.failures import note_passed_through, note_raised
 from .double_calls import check_double_call
+from .langchain_runs import langchain_runs
 from .observed import aobserved_layer, observed_layer
 from .updates import NO_WRITES, Writes
 

@@ -17,8 +17,9 @@ from langgraph.types import Command
 
 from funcware.hooks.policies import HookTimeoutError
 from funcware.hooks.types import ExtendedModelResponse
-from funcware.observe.langchain_runs import LangChainRuns
 from funcware.observe.observers import Observer, Outcome, end, start
+
+from .langchain_runs import LangChainRuns
 
 if TYPE_CHECKING:
     from .layers import Handler, Run

@@ -19,22 +19,23 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.runnables.config import (
-    _set_config_context,
     get_async_callback_manager_for_config,
     get_callback_manager_for_config,
-    patch_config,
     var_child_runnable_config,
 )
 from langchain_core.tracers.base import AsyncBaseTracer, BaseTracer
-from langsmith.run_helpers import _set_tracing_context
+from langchain_core.tracers.langchain import LangChainTracer
+from langsmith.run_helpers import _set_tracing_context, get_tracing_context
 
 from funcware.hooks.tracing import resolve_trace_policy
+from funcware.observe.observers import Layer, Observer
 
-from .observers import Layer, Observer
+from ..stream.quiet import own_config, under_callbacks
 
 __all__ = ["LangChainRuns", "langchain_runs"]
 
@@ -65,20 +66,17 @@ class LangChainRuns:
         handler: Any,
     ) -> Any:
         """``func(request, handler)`` inside a run named ``"{middleware}.{hook}"``."""
-        config = var_child_runnable_config.get() or {}
-        manager = get_callback_manager_for_config(config)
+        manager = get_callback_manager_for_config(own_config() or {})
         name = f"{getattr(middleware, 'name', type(middleware).__name__)}.{hook}"
         tracing = _tracers_only(manager)
         run = tracing.on_chain_start(None, _inputs(middleware, request), name=name)
         run.inheritable_handlers = manager.inheritable_handlers  # the inside keeps them all
-        token, previous = _set_config_context(patch_config(config, callbacks=run.get_child()))
         try:
-            result = func(request, handler)
+            with under_callbacks(run.get_child()), _langsmith_parent(run):
+                result = func(request, handler)
         except BaseException as exc:
             run.on_chain_error(exc)
             raise
-        finally:
-            _reset(token, previous)
         run.on_chain_end(_outputs(middleware, result))
         return result
 
@@ -91,20 +89,17 @@ class LangChainRuns:
         handler: Any,
     ) -> Any:
         """The async :meth:`call`; the run is named ``"{middleware}.a{hook}"``."""
-        config = var_child_runnable_config.get() or {}
-        manager = get_async_callback_manager_for_config(config)
+        manager = get_async_callback_manager_for_config(own_config() or {})
         name = f"{getattr(middleware, 'name', type(middleware).__name__)}.a{hook}"
         tracing = _tracers_only(manager)
         run = await tracing.on_chain_start(None, _inputs(middleware, request), name=name)
         run.inheritable_handlers = manager.inheritable_handlers
-        token, previous = _set_config_context(patch_config(config, callbacks=run.get_child()))
         try:
-            result = await func(request, handler)
+            with under_callbacks(run.get_child()), _langsmith_parent(run):
+                result = await func(request, handler)
         except BaseException as exc:
             await run.on_chain_error(exc)
             raise
-        finally:
-            _reset(token, previous)
         await run.on_chain_end(_outputs(middleware, result))
         return result
 
@@ -134,10 +129,22 @@ def _tracers_only(manager: Any) -> Any:
     return tracing
 
 
-def _reset(token: Any, previous: dict[str, Any] | None) -> None:
-    var_child_runnable_config.reset(token)
-    if previous is not None:
-        _set_tracing_context(previous)
+@contextmanager
+def _langsmith_parent(run: Any) -> Iterator[None]:
+    """Within, LangSmith's current run is ``run``'s (when LangSmith traces), so a run
+    started with an explicit config (the tool node's tool) still nests under the layer,
+    as langchain-core does for its own runnables."""
+    tracer = next((h for h in run.handlers if isinstance(h, LangChainTracer)), None)
+    tree = tracer.run_map.get(str(run.run_id)) if tracer is not None else None
+    if tree is None:
+        yield
+        return
+    previous = get_tracing_context()["parent"]
+    _set_tracing_context({"parent": tree})
+    try:
+        yield
+    finally:
+        _set_tracing_context({"parent": previous})
 
 
 def _apply(middleware: object, field: str, value: Any) -> Any:
