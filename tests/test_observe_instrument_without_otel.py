@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import funcware.observe
 from funcware.observe import calls, instrument, uninstrument
 
 
@@ -15,6 +16,7 @@ def test_instrument_without_opentelemetry_names_the_extra(
 ) -> None:
     monkeypatch.setitem(sys.modules, "opentelemetry", None)  # import fails as if absent
     monkeypatch.delitem(sys.modules, "funcware.observe.otel", raising=False)
+    monkeypatch.delattr(funcware.observe, "otel", raising=False)  # imported by other tests
     with pytest.raises(ImportError, match=r"pip install 'funcware\[otel\]'"):
         instrument()
     uninstrument()

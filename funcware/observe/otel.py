@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, cast
@@ -350,6 +351,7 @@ class Instrumentation:
 
 
 _current: _Tracing | None = None
+_lock = threading.Lock()
 
 
 def instrument(
@@ -363,7 +365,6 @@ def instrument(
     the same arguments is a no-op; with other arguments it is an error (uninstrument
     first). Returns a handle usable as a context manager.
     """
-    global _current  # process-wide, as OpenTelemetry instrumentors are
     if not isinstance(capture_content, bool):
         raise TypeError(
             f"instrument(capture_content=...) takes True or False, not {capture_content!r}."
@@ -373,6 +374,12 @@ def instrument(
             "instrument(tracer_provider=...) takes an OpenTelemetry TracerProvider (e.g. "
             f"opentelemetry.sdk.trace.TracerProvider()), not {type(tracer_provider).__name__}."
         )
+    with _lock:
+        return _instrument(tracer_provider, capture_content)
+
+
+def _instrument(tracer_provider: TracerProvider | None, capture_content: bool) -> Instrumentation:
+    global _current  # process-wide, as OpenTelemetry instrumentors are
     if _current is not None:
         same = (
             _current.tracer_provider is tracer_provider
@@ -393,9 +400,10 @@ def instrument(
 def uninstrument() -> None:
     """Stop emitting spans (nothing instrumented: a no-op). Runs already going keep theirs."""
     global _current
-    if _current is not None:
-        uninstall(_current)
-        _current = None
+    with _lock:
+        if _current is not None:
+            uninstall(_current)
+            _current = None
 
 
 def instrumented() -> Instrumentation | None:
