@@ -526,3 +526,32 @@ async def test_an_async_stream_the_caller_stops_reading_ends_its_spans(spans: An
     await stream.aclose()
     (run,) = _named(spans, "invoke_agent support")
     assert run.status.status_code == otel_trace.StatusCode.UNSET
+
+
+@before_model(on_error="continue")
+def breaks_quietly(state: Any) -> Any:
+    raise ValueError("ignored")
+
+
+@before_model(timeout=0.05)
+async def too_slow(state: Any) -> Any:
+    await asyncio.sleep(1)
+
+
+def test_a_continued_error_is_recorded_without_failing_the_span(spans: Any) -> None:
+    create_agent(ScriptedChatModel(responses=["ok"]), middleware=[breaks_quietly]).invoke(hi())
+    (span,) = _named(spans, "breaks_quietly.before_model")
+    assert span.attributes["funcware.middleware.outcome"] == "continued"
+    assert span.attributes["error.type"] == "ValueError"
+    assert span.status.status_code == otel_trace.StatusCode.UNSET
+    (run,) = _named(spans, "invoke_agent")
+    assert run.status.status_code == otel_trace.StatusCode.UNSET
+
+
+def test_a_hook_past_its_deadline_is_an_error_span(spans: Any) -> None:
+    with pytest.raises(TimeoutError):
+        create_agent(ScriptedChatModel(responses=["ok"]), middleware=[too_slow]).invoke(hi())
+    (span,) = _named(spans, "too_slow.before_model")
+    assert span.attributes["funcware.middleware.outcome"] == "timed_out"
+    assert span.status.status_code == otel_trace.StatusCode.ERROR
+    assert span.attributes["error.type"].endswith("HookTimeoutError")
