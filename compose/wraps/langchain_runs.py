@@ -13,6 +13,10 @@ both shaped first by the middleware's ``trace_policy`` (else the process default
 and its timing and drops the payload. Only tracers are told about these runs (other
 callback handlers, such as langgraph's stream handlers, never see them). With no tracer
 in the callbacks nothing is done.
+
+The tool node runs a tool with its own config, so a tool's run nests under the innermost
+tool layer through LangSmith's run context (as in LangChain); other tracers see it under
+the ``tools`` node, beside the layer runs.
 """
 
 from __future__ import annotations
