@@ -313,3 +313,16 @@ def tracing_setup(middleware: AgentMiddleware[Any, Any, Any]) -> TracePolicy | N
 def asked(middleware: AgentMiddleware[Any, Any, Any]) -> list[object]:
     result: HookResult = run_hook(middleware, "after_model", resume={"approved": True})
     return [pause.value for pause in result.interrupts]
+
+
+# -- OpenTelemetry instrumentation (funcware.observe.instrument) ---------------------------
+
+
+def traced_block(provider: Any) -> bool:
+    from funcware.observe import instrument, uninstrument
+
+    with instrument(provider, capture_content=False) as instrumentation:
+        on: bool = instrumentation.active
+    uninstrument()
+    instrument(tracer_provider=None, capture_content="yes")  # type: ignore[arg-type]
+    return on

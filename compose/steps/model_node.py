@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any, Optional, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -24,6 +25,7 @@ from funcware.hooks.middleware import HookImpl
 from funcware.hooks.strategies import ToolStrategy
 from funcware.hooks.structured_errors import StructuredOutputError
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
+from funcware.observe.calls import acall, call, installed
 
 from ..stream.quiet import agent_config, current_config, hidden_calls, visible_layers
 from ..stream.stream_guard import StreamGuard
@@ -229,8 +231,15 @@ class ModelNode:
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """The innermost handler: the model itself (as the stream guard says, if any).
 
-        What it raises is marked as passed through: no wrap layer gets its note.
+        What it raises is marked as passed through: no wrap layer gets its note. An
+        installed instrument is told about the call.
         """
+        instruments = installed()
+        if instruments:
+            return call(instruments, "model", None, request, self._call_model)
+        return self._call_model(request)
+
+    def _call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
@@ -248,6 +257,12 @@ class ModelNode:
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
+        instruments = installed()
+        if instruments:
+            return await acall(instruments, "model", None, request, self._acall_model)
+        return await self._acall_model(request)
+
+    async def _acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         with passed_through:
             bound, messages, call = self._prepare(request)
             own = agent_config()
@@ -427,11 +442,15 @@ class ToolWrapper:
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
         def tail(req: ToolCallRequest) -> Any:
             with passed_through:
+                unimplemented = self._unimplemented(req)
+                if unimplemented is not None:
+                    return unimplemented
                 own = agent_config()  # the tool itself runs with the node's config
-                if own is None:
-                    return self._unimplemented(req) or execute(req)
-                with current_config(own):
-                    return self._unimplemented(req) or execute(req)
+                with current_config(own) if own is not None else nullcontext():
+                    instruments = installed()
+                    if instruments:
+                        return call(instruments, "tool", req.tool_call["name"], req, execute)
+                    return execute(req)
 
         try:
             with hidden_calls(_config_of(request) if self.wraps else None):
@@ -445,11 +464,16 @@ class ToolWrapper:
 
         async def tail(req: ToolCallRequest) -> Any:
             with passed_through:
+                unimplemented = self._unimplemented(req)
+                if unimplemented is not None:
+                    return unimplemented
                 own = agent_config()
-                if own is None:
-                    return self._unimplemented(req) or await execute(req)
-                with current_config(own):
-                    return self._unimplemented(req) or await execute(req)
+                with current_config(own) if own is not None else nullcontext():
+                    instruments = installed()
+                    if instruments:
+                        name = req.tool_call["name"]
+                        return await acall(instruments, "tool", name, req, execute)
+                    return await execute(req)
 
         config = _config_of(request)
         try:

@@ -10,6 +10,7 @@ what to pass. Nothing else about a run changes.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import fields, is_dataclass
 from typing import Any, cast
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
 from funcware.hooks.wording import a
+from funcware.observe.calls import agent_run, installed
 
 from .always import AlwaysRunGraph
 from .jumplog import LOG_KEY, JumpLog
@@ -104,32 +106,51 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped."""
+        """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped.
+
+        An installed instrument (``funcware.observe.instrument()``) is told about the run.
+        """
         _check_resume(self, input, config)
         _check_context(self, kwargs)
+        instruments = installed()
         log = JumpLog()
-        try:
-            yield from super().stream(input, _with_log(config, log), **kwargs)
-        except GraphRecursionError as exc:
-            raise _explained(exc, log) from None
+        with agent_run(instruments, _agent_name(self), input, config) if instruments else _NO_RUN:
+            try:
+                yield from super().stream(input, _with_log(config, log), **kwargs)
+            except GraphRecursionError as exc:
+                raise _explained(exc, log) from None
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped."""
+        """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped.
+
+        An installed instrument (``funcware.observe.instrument()``) is told about the run.
+        """
         _check_resume(self, input, config)
         _check_context(self, kwargs)
+        instruments = installed()
         log = JumpLog()
         chunks = cast(
             "AsyncGenerator[Any, None]", super().astream(input, _with_log(config, log), **kwargs)
         )
-        try:
-            async for chunk in chunks:
-                yield chunk
-        except GraphRecursionError as exc:
-            raise _explained(exc, log) from None
-        finally:
-            await chunks.aclose()
+        with agent_run(instruments, _agent_name(self), input, config) if instruments else _NO_RUN:
+            try:
+                async for chunk in chunks:
+                    yield chunk
+            except GraphRecursionError as exc:
+                raise _explained(exc, log) from None
+            finally:
+                await chunks.aclose()
+
+
+_NO_RUN = nullcontext()
+
+
+def _agent_name(graph: CompiledStateGraph[Any, Any, Any, Any]) -> str | None:
+    """The name given to ``create_agent`` (``None`` when none was given)."""
+    name = (graph.config or {}).get("metadata", {}).get("lc_agent_name")
+    return name if isinstance(name, str) else None
 
 
 class AlwaysRunAgentGraph(AgentGraph, AlwaysRunGraph):

@@ -43,6 +43,7 @@ __all__ = [
     "current_config",
     "hidden_calls",
     "quiet_config",
+    "under_callbacks",
     "visible_layers",
 ]
 
@@ -201,6 +202,32 @@ def agent_config() -> RunnableConfig | None:
     if pair is not None and var_child_runnable_config.get() is pair[0]:
         return pair[1]
     return None
+
+
+def own_config() -> RunnableConfig | None:
+    """The config a run opened now should start from: the agent's own (without the
+    ``nostream`` tag) inside :func:`hidden_calls`, else the current one."""
+    return agent_config() or var_child_runnable_config.get()
+
+
+@contextmanager
+def under_callbacks(callbacks: Any) -> Iterator[None]:
+    """Within, the current config uses ``callbacks`` (a run's child callbacks), and so does
+    the agent's own config if :func:`hidden_calls` set one: what runs inside (middleware's
+    own calls, the agent's model call) is a child of that run and streams as before."""
+    current = var_child_runnable_config.get() or {}
+    pair = _AGENT_CONFIG.get()
+    hidden: RunnableConfig = {**current, "callbacks": callbacks}
+    own = None
+    if pair is not None and current is pair[0]:
+        own = _AGENT_CONFIG.set((hidden, {**pair[1], "callbacks": callbacks}))
+    token = var_child_runnable_config.set(hidden)
+    try:
+        yield
+    finally:
+        var_child_runnable_config.reset(token)
+        if own is not None:
+            _AGENT_CONFIG.reset(own)
 
 
 def _is_streaming(handler: object) -> bool:

@@ -26,6 +26,7 @@ from funcware.observe.observers import Observer, active
 
 from ..steps.failures import note_passed_through, note_raised
 from .double_calls import check_double_call
+from .langchain_runs import langchain_runs
 from .observed import aobserved_layer, observed_layer
 from .updates import NO_WRITES, Writes
 
@@ -231,7 +232,7 @@ def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece
     run = Run(impls, funcs, kind, inner)
 
     def piece(request: Any, tail: Tail) -> Outcome:
-        entry = Handler(run, -1, tail, active())
+        entry = Handler(run, -1, tail, active() + langchain_runs())
         return entry.call(request), entry.writes
 
     return piece
@@ -244,7 +245,7 @@ def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) ->
     run = Run(impls, funcs, kind, inner)
 
     async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        entry = AsyncHandler(run, -1, tail, active())
+        entry = AsyncHandler(run, -1, tail, active() + langchain_runs())
         return await entry.call(request), entry.writes
 
     return piece

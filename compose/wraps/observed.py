@@ -17,7 +17,9 @@ from langgraph.types import Command
 
 from funcware.hooks.policies import HookTimeoutError
 from funcware.hooks.types import ExtendedModelResponse
-from funcware.observe.observers import Outcome, end, start
+from funcware.observe.observers import Observer, Outcome, end, start
+
+from .langchain_runs import LangChainRuns
 
 if TYPE_CHECKING:
     from .layers import Handler, Run
@@ -106,6 +108,14 @@ def _outcome(result: Any, handler: Handler, changed: tuple[str, ...], wrote: Any
     return "passed"
 
 
+def _langchain_runs(observers: tuple[Observer, ...]) -> LangChainRuns | None:
+    """The LangChain runs to open around each layer, when a tracer is in the callbacks."""
+    for observer in observers:
+        if isinstance(observer, LangChainRuns):
+            return observer
+    return None
+
+
 def _who(run: Run, at: int) -> tuple[str, str]:
     """Layer ``at``'s middleware name and where it is defined (looked up once per run)."""
     if run.who is None:
@@ -118,7 +128,12 @@ def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     name, where = _who(run, at)
     started = start(handler.observers, name, run.hook, where)
     try:
-        result = run.funcs[at](request, handler.call)
+        runs = _langchain_runs(handler.observers)
+        if runs is None:
+            result = run.funcs[at](request, handler.call)
+        else:
+            middleware = run.impls[at].middleware
+            result = runs.call(middleware, run.hook, run.funcs[at], request, handler.call)
     except BaseException as exc:
         end(
             handler.observers,
@@ -148,7 +163,13 @@ async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> 
     name, where = _who(run, at)
     started = start(handler.observers, name, run.hook, where)
     try:
-        result = await run.funcs[at](request, handler.call)
+        runs = _langchain_runs(handler.observers)
+        if runs is None:
+            result = await run.funcs[at](request, handler.call)
+        else:
+            result = await runs.acall(
+                run.impls[at].middleware, run.hook, run.funcs[at], request, handler.call
+            )
     except BaseException as exc:
         end(
             handler.observers,
