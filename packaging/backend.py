@@ -16,7 +16,7 @@ This backend's editable wheel holds one ``.pth`` file with two lines, one for ea
    nothing but a symlink ``funcware`` to the repository's ``funcware/``. Type checkers read
    ``.pth`` path lines (and skip ``import`` lines), so they follow it like any installed
    package; being a symlink, it has every module, new ones included;
-2. an ``import`` line that puts a small finder (``_funcware_editable_finder``) first on
+2. an ``import`` line that puts a small finder (``__editable___funcware_finder``) first on
    ``sys.meta_path``. It finds ``funcware`` in the repository and each of its modules at
    its file's real path (the ``funcware/hooks`` symlink resolved too), so Python imports
    ``<repo>/funcware/__init__.py`` and ``<repo>/hooks/decorators.py`` — the files you
@@ -44,7 +44,9 @@ from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403 - the other PEP 517/660 hooks, unchanged
 
 PACKAGE = "funcware"
-FINDER = "_funcware_editable_finder"
+FINDER = "__editable___funcware_finder"
+"""Named as setuptools names its finders, so tools that know those (pytest's assertion
+rewriting skips them; griffe reads their ``MAPPING``) treat this one alike."""
 TAG = "py3-none-any"
 
 # The finder module the wheel installs; ROOT is the repository, filled in at build time.
@@ -62,6 +64,7 @@ from importlib.machinery import PathFinder
 from importlib.util import spec_from_file_location
 
 ROOT = {root!r}
+MAPPING = {{"funcware": {package!r}}}  # the package's directory, as setuptools' finders say it
 
 
 class EditableFinder:
@@ -126,7 +129,7 @@ def _write_wheel(wheel_directory: Path, metadata: Path, root: Path) -> str:
         f"__editable__.{PACKAGE}-{version}.pth": (
             f"{root / 'build' / f'__editable__.{PACKAGE}'}\nimport {FINDER}; {FINDER}.install()\n"
         ).encode(),
-        f"{FINDER}.py": FINDER_SOURCE.format(root=str(root)).encode(),
+        f"{FINDER}.py": FINDER_SOURCE.format(root=str(root), package=str(root / PACKAGE)).encode(),
     }
     for path in sorted(metadata.rglob("*")):
         if path.is_file() and path.name not in ("RECORD", "WHEEL"):

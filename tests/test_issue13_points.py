@@ -457,9 +457,9 @@ def test_an_editable_wheel_links_the_package_and_loads_the_real_files(
     pth = files["__editable__.funcware-9.9.pth"].splitlines()
     assert pth == [
         str(linked),
-        "import _funcware_editable_finder; _funcware_editable_finder.install()",
+        "import __editable___funcware_finder; __editable___funcware_finder.install()",
     ]
-    assert f"ROOT = {str(project)!r}" in files["_funcware_editable_finder.py"]
+    assert f"ROOT = {str(project)!r}" in files["__editable___funcware_finder.py"]
     assert files["funcware-9.9.dist-info/METADATA"].startswith("Name: funcware")
     record = files["funcware-9.9.dist-info/RECORD"].splitlines()
     assert {line.split(",")[0] for line in record} == set(files)
@@ -499,7 +499,7 @@ def test_the_editable_finder_finds_each_module_at_its_real_path(tmp_path: Any) -
     (real / "hooks" / "decorators.py").write_text("")
     (real / "funcware" / "hooks").symlink_to("../hooks", target_is_directory=True)
     namespace: dict[str, Any] = {}
-    exec(backend.FINDER_SOURCE.format(root=str(real)), namespace)
+    exec(backend.FINDER_SOURCE.format(root=str(real), package=str(real / "funcware")), namespace)
     finder = namespace["EditableFinder"]
     top = finder.find_spec("funcware")
     assert top.origin == str(real / "funcware" / "__init__.py")
