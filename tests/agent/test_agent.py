@@ -21,6 +21,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.tools import BaseTool, tool
+from langgraph.errors import GraphRecursionError
 from langgraph.types import Command
 from support import Runner, call, calls_tool, hi
 from typing_extensions import NotRequired
@@ -966,3 +967,34 @@ def test_stream_shows_a_hooks_own_update_under_its_node(run: Runner) -> None:
     chunks = run.stream(agent)
     assert [next(iter(c)) for c in chunks] == ["greeter.before_model", "model"]
     assert chunks[0]["greeter.before_model"]["messages"][0].content == "from greeter"
+
+
+# -- an endless jump loop names the hook ------------------------------------------
+
+
+def test_an_endless_jump_loop_names_the_hook_and_how_often_it_jumped() -> None:
+    @after_model(can_jump_to=["model"])
+    def again(state: Any) -> Any:
+        return {"jump_to": "model"}
+
+    agent = create_agent(ScriptedChatModel(responses=["x"] * 50), middleware=[again])
+    with pytest.raises(GraphRecursionError) as caught:
+        agent.invoke(hi(), {"recursion_limit": 30})
+    message = str(caught.value)
+    assert message.startswith("Recursion limit of 30 reached without hitting a stop condition.")
+    assert "middleware 'again', hook after_model" in message
+    assert "jumped to 'model' 15 times" in message  # 30 steps: 15 rounds of model + after_model
+
+
+def test_a_tool_loop_without_jumps_says_that_no_hook_jumped() -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    call = AIMessage("", tool_calls=[{"name": "ping", "args": {}, "id": "c"}])
+    agent = create_agent(ScriptedChatModel(responses=[call] * 40), [ping])
+    with pytest.raises(GraphRecursionError, match="no middleware hook jumped"):
+        agent.invoke(hi(), {"recursion_limit": 12})

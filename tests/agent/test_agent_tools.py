@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from support import Runner, call, calls_tool
 
@@ -398,3 +398,53 @@ def test_tool_wrap_answering_without_the_tool_skips_execution(run: Runner) -> No
     assert trace == []
     [reply] = tool_messages(result["messages"])
     assert (reply.content, reply.status) == ("denied", "error")
+
+
+MODES = ["invoke", "ainvoke"]
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool(return_direct=True)
+def final(x: int) -> str:
+    """Answer directly."""
+    return f"final {x}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_invalid_tool_calls_get_an_error_reply_before_the_next_model_call(mode: str) -> None:
+    broken = AIMessage(
+        "",
+        tool_calls=[call("add", {"a": 1, "b": 1}, "good")],
+        invalid_tool_calls=[
+            {"name": "add", "args": "{oops", "id": "bad", "error": "x", "type": "invalid_tool_call"}
+        ],
+    )
+    model = ScriptedChatModel(responses=[broken, "after"])
+    result = Runner(mode)(create_agent(model, [add]))
+
+    kinds = [(m.type, getattr(m, "tool_call_id", None)) for m in result["messages"]]
+    assert kinds == [("human", None), ("ai", None), ("tool", "bad"), ("tool", "good"), ("ai", None)]
+    reply = result["messages"][2]
+    assert reply.status == "error" and "malformed" in reply.content
+    second_call = model.calls[1].messages
+    assert [m.type for m in second_call] == ["human", "ai", "tool", "tool"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_return_direct_is_read_from_what_ran(mode: str) -> None:
+    @wrap_tool_call
+    def redirect(request: Any, handler: Any) -> Any:
+        if request.tool_call["name"] == "add":  # answer with the direct tool instead
+            new_call = {**request.tool_call, "name": "final", "args": {"x": 5}}
+            return handler(request.override(tool_call=new_call, tool=final))
+        return handler(request)
+
+    model = ScriptedChatModel(responses=[calls_tool(call("add", {"a": 1, "b": 1}, "r1"))])
+    result = Runner(mode)(create_agent(model, [add, final], middleware=[redirect]))
+    assert [m.content for m in result["messages"]][-1] == "final 5"
+    assert len(model.calls) == 1

@@ -1,19 +1,18 @@
-"""Issue 11: create_agent's parameters, run metadata, tool order and the smaller parity points.
+"""create_agent's parameters, run metadata, tool order and the smaller parity points.
 
 Runs without langchain; the side-by-side checks against LangChain live in
-``test_interop_issue11.py``.
+``tests/interop/test_interop_parity.py``.
 """
 
 from __future__ import annotations
 
 import inspect
-import warnings
 from typing import Any
 
 import pytest
 from fresh_python import run_python
 from harness import tool_calls
-from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.graph import END
 from typing_extensions import NotRequired
@@ -23,9 +22,7 @@ from funcware import (
     AgentState,
     ModelRequest,
     after_model,
-    before_model,
     create_agent,
-    hook_config,
     wrap_model_call,
     wrap_tool_call,
 )
@@ -52,7 +49,7 @@ LANGCHAIN_PARAMETERS = [
 
 def test_create_agent_takes_langchains_parameters_in_its_order() -> None:
     parameters = inspect.signature(create_agent).parameters
-    # LangChain's, in its order, then funcware's own opt-in keywords (issue 16: order, effects)
+    # LangChain's, in its order, then funcware's own opt-in keywords (order, effects)
     assert list(parameters)[: len(LANGCHAIN_PARAMETERS)] == LANGCHAIN_PARAMETERS
     assert list(parameters)[len(LANGCHAIN_PARAMETERS) :] == ["order", "effects"]
     assert parameters["response_format"].default is None
@@ -150,45 +147,6 @@ def test_wrap_tool_call_takes_a_state_schema() -> None:
     agent = create_agent(ScriptedChatModel(responses=[]), [agent_tool], middleware=[audit])
     assert audit.state_schema is Audited
     assert "audited" in agent.builder.state_schema.__annotations__
-
-
-def test_hook_config_keeps_the_declared_order() -> None:
-    @hook_config(can_jump_to=["tools", "end", "model"])
-    def method(state: Any) -> None:
-        return None
-
-    assert method.__can_jump_to__ == ["tools", "end", "model"]  # type: ignore[attr-defined]
-
-    @hook_config(can_jump_to=["end", "model"])
-    @before_model
-    def decorated(state: Any) -> None:
-        return None
-
-    assert type(decorated).before_model.__can_jump_to__ == ["end", "model"]  # type: ignore[attr-defined]
-
-
-def test_override_leaves_the_process_warning_filters_alone(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def refuse(*args: object, **kwargs: object) -> Any:
-        raise AssertionError("override() touched the warning filters")
-
-    monkeypatch.setattr(warnings, "catch_warnings", refuse)
-    request: ModelRequest[Any] = ModelRequest(
-        model=ScriptedChatModel(responses=[]), messages=[], system_prompt="a"
-    )
-    with _no_warnings():
-        new = request.override(system_message=SystemMessage("b"), tool_choice="auto")
-    assert (new.system_prompt, new.tool_choice) == ("b", "auto")
-    assert (request.system_prompt, request.tool_choice) == ("a", None)
-
-
-class _no_warnings:
-    def __enter__(self) -> None:
-        self.before = list(warnings.filters)
-
-    def __exit__(self, *exc: object) -> None:
-        assert list(warnings.filters) == self.before
 
 
 def test_the_model_loops_back_only_when_something_after_it_can_answer_tool_calls() -> None:

@@ -1,4 +1,4 @@
-"""``FUNCWARE_ERROR_NOTES``: where a failing hook's note goes (issue 15).
+"""``FUNCWARE_ERROR_NOTES``: where a failing hook's note goes.
 
 Unset or ``note``: a PEP 678 note only. ``message``: the same text also ends the
 exception's message, when that message is its single string argument shown as such by

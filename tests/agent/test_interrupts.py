@@ -6,11 +6,13 @@ again on resume, an approved tool runs exactly once, a rejected one never.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+import support
 from harness import Driver, contents, tool_calls
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
@@ -366,7 +368,6 @@ def bridged_gate(threads: list[str]) -> AgentMiddleware[Any, Any, Any]:
 def test_a_sync_only_hook_interrupts_under_ainvoke_from_a_worker_thread(
     thread: dict[str, Any], make: Callable[[list[str]], AgentMiddleware[Any, Any, Any]]
 ) -> None:
-    import asyncio
 
     threads: list[str] = []
     outbox = Outbox()
@@ -404,3 +405,22 @@ def test_an_async_only_hook_interrupts_under_invoke(thread: dict[str, Any]) -> N
     assert outbox.sent == [("eve", "hello eve")]
     assert len(model.calls) == 2
     assert contents(done["messages"])[-1] == "all done"
+
+
+# -- an interrupt with a checkpointer still pauses and resumes -------------------
+
+
+def test_an_interrupt_with_a_checkpointer_still_pauses_and_resumes() -> None:
+    from langgraph.types import Command
+
+    @before_model
+    def asks(state: Any) -> dict[str, Any]:
+        return {"messages": [HumanMessage(f"answer: {interrupt('ok?')}")]}
+
+    agent = create_agent(
+        ScriptedChatModel(responses=["done"]), middleware=[asks], checkpointer=InMemorySaver()
+    )
+    thread = {"configurable": {"thread_id": "t"}}
+    assert agent.invoke(support.hi(), thread)["__interrupt__"][0].value == "ok?"
+    result = agent.invoke(Command(resume="yes"), thread)
+    assert [m.content for m in result["messages"]] == ["hi", "answer: yes", "done"]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
+from support import Runner
 
 from funcware import ModelRequest, after_model, create_agent, wrap_model_call
 from funcware.testing import ScriptedChatModel
@@ -75,3 +77,17 @@ def test_tool_calls_rewritten_without_a_type_still_reach_the_tools() -> None:
 def test_the_agent_runs_with_langchains_recursion_limit() -> None:
     agent = create_agent(ScriptedChatModel(responses=[]))
     assert agent.config is not None and agent.config["recursion_limit"] == 9_999
+
+
+MODES = ["invoke", "ainvoke"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_editing_request_state_in_place_does_not_touch_the_agent_state(mode: str) -> None:
+    @wrap_model_call
+    def meddle(request: Any, handler: Any) -> Any:
+        request.state["messages"].append(HumanMessage("smuggled"))
+        return handler(request)
+
+    result = Runner(mode)(create_agent(ScriptedChatModel(responses=["ok"]), middleware=[meddle]))
+    assert [m.content for m in result["messages"]] == ["hi", "ok"]

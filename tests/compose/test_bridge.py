@@ -15,8 +15,10 @@ import time
 from typing import Any
 
 import pytest
+import support
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
@@ -28,10 +30,12 @@ from funcware import (
     ToolCallRequest,
     after_model,
     before_model,
+    create_agent,
     wrap_model_call,
     wrap_tool_call,
 )
 from funcware.compose import compose
+from funcware.testing import ScriptedChatModel
 
 RUNTIME: Runtime[None] = Runtime(context=None)
 USER: contextvars.ContextVar[str] = contextvars.ContextVar("USER", default="nobody")
@@ -366,3 +370,41 @@ def test_mixed_node_members_do_the_same_under_sync_and_async_calls(
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][1:] == (order, order[-1])
     assert outcomes[0][0][-1] == f"{order[-1]} saw {['hi', *order[:-1]]} {order[-2]}"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def test_many_parallel_calls_through_alternating_sync_async_layers_do_not_deadlock() -> None:
+    @wrap_tool_call
+    def outer(request: Any, handler: Any) -> Any:
+        time.sleep(0.01)
+        return handler(request)
+
+    @wrap_tool_call
+    async def middle(request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    @wrap_tool_call
+    def inner(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    count = 80  # more than any fixed-size bridge pool of 64 could hold
+    model = ScriptedChatModel(
+        responses=[
+            support.calls_tool(
+                *(support.call("add", {"a": i, "b": 1}, f"c{i}") for i in range(count))
+            ),
+            "ok",
+        ]
+    )
+    agent = create_agent(model, [add], middleware=[outer, middle, inner])
+
+    async def run() -> Any:
+        return await asyncio.wait_for(agent.ainvoke(support.hi()), timeout=60)
+
+    result = asyncio.run(run())
+    assert sum(isinstance(m, ToolMessage) for m in result["messages"]) == count

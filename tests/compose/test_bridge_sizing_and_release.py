@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 import time
+import warnings
 from typing import Any
 
 import pytest
-from langchain_core.messages import HumanMessage
+from support import hi
 
-from funcware import before_model, configure_bridge, create_agent
+from funcware import (
+    before_model,
+    configure_bridge,
+    create_agent,
+)
+from funcware.compose.threads.bridge import run_coroutine_sync
 from funcware.compose.threads.pool import default_settings
 from funcware.testing import ScriptedChatModel
-
-
-def hi() -> dict[str, Any]:
-    return {"messages": [HumanMessage("hi")]}
 
 
 def open_fds() -> int:
@@ -89,3 +92,21 @@ def test_a_failure_in_a_hook_bridged_from_a_running_loop_reaches_the_caller() ->
 
     with pytest.raises(LookupError, match="hook failed"):
         asyncio.run(cell())
+
+
+def test_private_event_loops_of_finished_threads_are_closed() -> None:
+    async def answer() -> int:
+        return 42
+
+    def work() -> None:
+        assert run_coroutine_sync(answer()) == 42
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        threads = [threading.Thread(target=work) for _ in range(5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]

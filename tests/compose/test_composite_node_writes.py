@@ -1,4 +1,4 @@
-"""A composite run as one node folds its members' writes with the agent's reducers (issue 11)."""
+"""A composite run as one node folds its members' writes with the agent's reducers."""
 
 from __future__ import annotations
 

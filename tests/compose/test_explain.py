@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from langchain_core.tools import tool
 from typing_extensions import NotRequired
 
+import funcware
 from funcware import (
     AgentMiddleware,
     AgentState,
@@ -210,3 +212,35 @@ def test_a_bad_tool_names_where_it_came_from() -> None:
         TypeError, match=r"create_agent\(tools=\[\.\.\.\]\)'s tools\[0\] is 'x' \(str\)"
     ):
         create_agent(ScriptedChatModel(responses=[]), ["x"])  # type: ignore[list-item]
+
+
+# -- python -m funcware explain, given something wrong ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        ("no_such_module_xyz:middleware", "cannot import 'no_such_module_xyz'"),
+        ("funcware:middlewar", "'funcware' has no attribute 'middlewar'"),
+        ("funcware:__version__", "explain() got '"),
+        ("no-colon", "expected module:attribute"),
+    ],
+)
+def test_explain_from_the_shell_says_what_is_wrong_without_a_traceback(
+    target: str, says: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "funcware", "explain", target],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_explain_of_something_that_is_no_middleware_says_what_it_takes() -> None:
+    with pytest.raises(TypeError, match=r"explain\(\) got 42 \(int\); it takes a middleware"):
+        funcware.explain(42)
+    with pytest.raises(TypeError, match=r"explain\(\[\.\.\.\]\)\[1\] is None"):
+        funcware.explain([before_model(lambda state: None), None])

@@ -1,4 +1,4 @@
-"""Issue 14: deep onions at the default recursion limit, and the chain built once.
+"""Deep onions at the default recursion limit, and the chain built once.
 
 The depth checks run in a fresh interpreter (pytest's own frames would eat into the
 default limit of 1000). The rest checks what reusing one chain of handlers per run

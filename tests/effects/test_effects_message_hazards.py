@@ -67,8 +67,8 @@ def at(m: Any) -> str:
     return f"{m.name!r} ({origin(m)})"
 
 
-# The refund stack, in funcware's vocabulary: an approval that finds the model's
-# answer by position and a limit that answers the calls over it.
+# A refund stack in funcware's vocabulary: an approval that finds the model's answer
+# by position and a limit that answers the calls over it.
 approve_tail = node(after_model, "approve", reads=["messages.tail"], writes=["interrupt"])
 approve = node(after_model, "approve", reads=["messages.latest"], writes=["interrupt"])
 limit = node(after_model, "limit", reads=["messages.latest"], writes=["messages.answer"])

@@ -1,4 +1,4 @@
-"""Issue 16: declared effects and ordering constraints, checked (and sorted) at build time.
+"""Declared effects and ordering constraints, checked (and sorted) at build time.
 
 Covers each declaration keyword on decorators and classes, each constraint kind
 (outside, inside, requires, position), each error and warning text, ``order="auto"``

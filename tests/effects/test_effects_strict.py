@@ -1,4 +1,4 @@
-"""Issue 16: ``effects="strict"`` watches what declared layers do and refuses the undeclared.
+"""``effects="strict"`` watches what declared layers do and refuses the undeclared.
 
 Every effect kind a layer can have is done once by a layer that did not declare it (an
 ``UndeclaredEffectError`` naming the middleware, the hook, its file:line and the effect)

@@ -54,3 +54,28 @@ def test_an_option_of_another_hook_still_gets_its_own_message() -> None:
         funcware.before_model(always=True)(lambda state: None)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="applies to after_model and wrap_model_call hooks"):
         funcware.before_agent(stream="buffer")(lambda state: None)  # type: ignore[call-overload]
+
+
+# -- help() shows the options, with an example -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "decorator",
+    [
+        "before_agent",
+        "before_model",
+        "after_model",
+        "after_agent",
+        "wrap_model_call",
+        "wrap_tool_call",
+        "dynamic_prompt",
+        "hook_config",
+    ],
+)
+def test_help_on_a_decorator_lists_its_options_and_an_example(decorator: str) -> None:
+    text = pydoc.render_doc(getattr(funcware, decorator), renderer=pydoc.plaintext)
+    assert "**options" not in text
+    assert "Options:" in text and "Example::" in text
+    signature, doc = text.splitlines()[2], text.split("Options:")[1]
+    for option in ("name",) if decorator != "hook_config" else ("can_jump_to",):
+        assert f"{option}: " in signature and f"    {option}: " in doc

@@ -514,3 +514,18 @@ async def test_wrap_tool_call_runs_through_the_middleware_method() -> None:
         assert isinstance(result, ToolMessage)
         assert (result.content, result.tool_call_id) == ("FOUND", "call-1")
     assert handler.requests == [request, request]
+
+
+def test_hook_config_keeps_the_declared_order() -> None:
+    @hook_config(can_jump_to=["tools", "end", "model"])
+    def method(state: Any) -> None:
+        return None
+
+    assert method.__can_jump_to__ == ["tools", "end", "model"]  # type: ignore[attr-defined]
+
+    @hook_config(can_jump_to=["end", "model"])
+    @before_model
+    def decorated(state: Any) -> None:
+        return None
+
+    assert type(decorated).before_model.__can_jump_to__ == ["end", "model"]  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import os
 import sys
@@ -10,8 +11,9 @@ from typing import Any, get_args
 
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
+from support import hi
 from typing_extensions import NotRequired
 
 from funcware import (
@@ -20,9 +22,11 @@ from funcware import (
     ModelRequest,
     ModelResponse,
     before_model,
+    create_agent,
     hook_config,
 )
 from funcware.hooks import HOOKS, NODE_HOOKS, WRAP_HOOKS, HookImpl, hook_impls
+from funcware.testing import ScriptedChatModel
 
 
 class MyState(AgentState[Any]):
@@ -227,3 +231,22 @@ def test_hook_config_on_a_wrap_method_is_refused() -> None:
 
     with pytest.raises(TypeError, match=r"Jumpy\.wrap_model_call .*only before_agent"):
         hook_impls(Jumpy())
+
+
+# -- class hooks written as (self, state) -----------------------------------------
+
+
+def test_class_node_hooks_may_take_state_alone_sync_and_async() -> None:
+    class Greets(AgentMiddleware):
+        def before_model(self, state: Any) -> dict[str, Any]:  # type: ignore[override]
+            return {"messages": [HumanMessage(f"{len(state['messages'])} so far")]}
+
+        async def aafter_model(self, state: Any) -> None:  # type: ignore[override]
+            seen.append(state["messages"][-1].content)
+
+    seen: list[str] = []
+    agent = create_agent(ScriptedChatModel(responses=["a", "b"]), middleware=[Greets()])
+    assert [m.content for m in agent.invoke(hi())["messages"]] == ["hi", "1 so far", "a"]
+    result = asyncio.run(agent.ainvoke(hi()))
+    assert [m.content for m in result["messages"]] == ["hi", "1 so far", "b"]
+    assert seen == ["a", "b"]

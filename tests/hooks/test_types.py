@@ -30,6 +30,7 @@ from funcware import (
     PrivateStateAttr,
 )
 from funcware.hooks import OmitFromSchema
+from funcware.testing import ScriptedChatModel
 
 
 def metadata(field: str) -> tuple[Any, ...]:
@@ -258,3 +259,27 @@ def test_tool_call_request_and_tool_runtime_are_langgraphs_own() -> None:
     assert funcware.ToolCallRequest is LangGraphToolCallRequest
     assert funcware.ToolRuntime is LangGraphToolRuntime
     assert funcware.hooks.ToolCallRequest is LangGraphToolCallRequest
+
+
+def test_override_leaves_the_process_warning_filters_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> Any:
+        raise AssertionError("override() touched the warning filters")
+
+    monkeypatch.setattr(warnings, "catch_warnings", refuse)
+    request: ModelRequest[Any] = ModelRequest(
+        model=ScriptedChatModel(responses=[]), messages=[], system_prompt="a"
+    )
+    with _no_warnings():
+        new = request.override(system_message=SystemMessage("b"), tool_choice="auto")
+    assert (new.system_prompt, new.tool_choice) == ("b", "auto")
+    assert (request.system_prompt, request.tool_choice) == ("a", None)
+
+
+class _no_warnings:
+    def __enter__(self) -> None:
+        self.before = list(warnings.filters)
+
+    def __exit__(self, *exc: object) -> None:
+        assert list(warnings.filters) == self.before

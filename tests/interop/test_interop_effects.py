@@ -1,4 +1,4 @@
-"""Issue 16 with LangChain's middleware: the table of built-ins' effects and constraints.
+"""Declared effects with LangChain's middleware: the table of built-ins' effects and constraints.
 
 The two clashes reported upstream are caught when the agent is built, with the fix in the
 message: langchain#40700 (``ModelRouterMiddleware`` and ``ModelFallbackMiddleware`` both

@@ -1,4 +1,4 @@
-"""Issue 11 against LangChain itself: parameters, imports, graphs, injection and error words.
+"""Parity with LangChain itself: parameters, imports, graphs, injection and error words.
 
 Each check builds the same thing with LangChain's ``create_agent`` and funcware's and
 compares what LangChain does with what funcware does.
@@ -63,7 +63,7 @@ def test_funcware_tools_exports_nothing_langchain_does_not() -> None:
 def test_create_agent_has_langchains_parameters_kinds_and_defaults() -> None:
     ours = inspect.signature(funcware.create_agent).parameters
     theirs = inspect.signature(lc_agents.create_agent).parameters
-    # LangChain's, in its order, then funcware's own opt-in keywords (issue 16: order, effects)
+    # LangChain's, in its order, then funcware's own opt-in keywords (order, effects)
     assert list(ours)[: len(theirs)] == list(theirs)
     assert list(ours)[len(theirs) :] == ["order", "effects"]
     for name, parameter in theirs.items():

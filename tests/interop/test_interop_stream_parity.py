@@ -1,4 +1,4 @@
-"""Issue 11 (streaming parts) against LangChain 1.5: transformers, projections, streams."""
+"""Streaming parity with LangChain 1.5: transformers, projections, streams."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``@after_agent(always=True)``: cleanup that also runs when the run fails (issue 18).
+"""``@after_agent(always=True)``: cleanup that also runs when the run fails.
 
 On failure the hook gets the last state and ``run_error()``; then the run's own exception
 propagates, the same object. Its updates are not persisted, so a failed run resumes from

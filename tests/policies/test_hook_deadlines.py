@@ -1,4 +1,4 @@
-"""``timeout=``: a hook's deadline, and ``HookTimeoutError`` when it passes (issue 18).
+"""``timeout=``: a hook's deadline, and ``HookTimeoutError`` when it passes.
 
 A node hook's deadline covers the hook; a wrap hook's covers its layer and everything inside
 it. Sync and async hooks, under ``invoke``/``ainvoke``/``stream``, native or bridged. The

@@ -1,4 +1,4 @@
-"""``on_error="continue"``: a middleware whose failures are logged and passed over (issue 18).
+"""``on_error="continue"``: a middleware whose failures are logged and passed over.
 
 A failing node hook counts as having returned ``None``; a failing wrap layer as absent (its
 handler's result is used). Errors from inside a layer, langgraph's interrupts and

@@ -248,7 +248,7 @@ SUPPORT = Scenario(
         "Your refund is under review.",
     )
 )
-"""The issue's support turn: a $500 refund beside a lookup, then another lookup."""
+"""A support turn: a $500 refund beside a lookup, then another lookup."""
 
 CONTEXT_NAME = "Ada"
 
@@ -837,7 +837,7 @@ EXCLUDED: dict[str, str] = {
         "its guarantee is about a structured response: the agent must be built with "
         "response_format=ToolStrategy(Triage | Escalation) and its own context schema, and "
         "a response format changes how every other scenario ends (the run stops at the "
-        "first structured answer); it is tested alone in test_cookbook_b.py"
+        "first structured answer); it is tested alone in test_cookbook_state_and_message_recipes.py"
     ),
 }
 """Recipes left out of the matrix, each with the reason."""
@@ -889,8 +889,8 @@ def builtins() -> list[Member]:
             fallback_answered,
         ),
         # Bystanders: what they do is pinned by the interop tests; here they only share the
-        # stack, and the recipe's guarantee must still hold. ModelRetryMiddleware (not in
-        # the issue's list) turns a last failure into an answer by default: inside a
+        # stack, and the recipe's guarantee must still hold. ModelRetryMiddleware (not among
+        # the recipes) turns a last failure into an answer by default: inside a
         # fallback it hides the error the fallback acts on.
         Member(
             "ModelRetryMiddleware",

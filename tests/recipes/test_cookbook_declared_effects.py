@@ -1,4 +1,4 @@
-"""Issue 16: every cookbook recipe declares its effects, and its scenario keeps to them.
+"""Every cookbook recipe declares its effects, and its scenario keeps to them.
 
 Each recipe's ``demo()`` (and its ``highlights()``, the rest of what the tour runs) is run
 with the recipe module's ``create_agent`` replaced by one that records the agents it

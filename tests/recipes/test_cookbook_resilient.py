@@ -1,4 +1,4 @@
-"""The ``resilient_hooks`` recipe: its demo's effects and each of its three hooks (issue 18)."""
+"""The ``resilient_hooks`` recipe: its demo's effects and each of its three hooks."""
 
 from __future__ import annotations
 

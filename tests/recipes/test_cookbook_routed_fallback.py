@@ -1,4 +1,4 @@
-"""Issue 16's recipe: a model router and a model fallback ordered by a declared constraint."""
+"""The routed-fallback recipe: a model router and a fallback ordered by a declared constraint."""
 
 from __future__ import annotations
 

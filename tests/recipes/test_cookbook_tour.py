@@ -5,10 +5,13 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from funcware import cookbook
+from funcware import (
+    cookbook,
+)
 from funcware.cookbook.__main__ import main as tour
 
 COOKBOOK = Path(cookbook.__file__).resolve().parent
@@ -85,3 +88,37 @@ def test_model_call_counter_counts_and_hides_the_private_field() -> None:
     _, state = module.demo()
     assert state["model_calls"] == 2
     assert "last_seen" not in state
+
+
+# -- the tour shows what each recipe did -----------------------------------------
+
+
+def _tour(*names: str, capsys: Any) -> str:
+    from funcware.cookbook.__main__ import main
+
+    assert main(list(names)) == 0
+    return str(capsys.readouterr().out)
+
+
+def test_the_tour_shows_the_log_lines_retries_and_prompts(capsys: Any) -> None:
+    out = _tour("logging_around_model", "model_retry", "prompt_from_context", capsys=capsys)
+    assert "log           funcware.cookbook.logging_around_model: model call:" in out
+    assert "ModelRetry.wrap_model_call · retried · handler x3" in out
+    assert "  log_model_call.wrap_model_call · failed · ConnectionError" in out
+    assert "prompt_from_context.wrap_model_call · modified · changed system_message" in out
+
+
+def test_the_tour_shows_state_values_records_and_the_approval_pause(capsys: Any) -> None:
+    out = _tour(
+        "model_call_counter",
+        "usage_tracking",
+        "outer_wins",
+        "tool_monitoring",
+        "human_approval",
+        capsys=capsys,
+    )
+    assert "state         model_calls = 2" in out
+    assert "state         usage = {'input_tokens':" in out
+    assert out.count("state         verdict = 'approved'") == 1  # listed once
+    assert "record        ToolCallRecord(name='add'" in out
+    assert "paused        {'review': [{'tool_call_id': 'lead'" in out

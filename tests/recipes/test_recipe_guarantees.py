@@ -1,7 +1,7 @@
-"""The recipes' guarantees in the stacks that broke them: the refund example of the issue
-"safe stacks" in both orders, the rejected call that hid an approved one from the limit's
-count, ``human_approval``'s per-tool ``when=``, and guards that find the model's answer
-behind messages other hooks appended after it.
+"""The recipes' guarantees in the stacks that broke them: a refund beside a lookup
+(an approval and a tool-call limit) in both orders, the rejected call that hid an approved
+one from the limit's count, ``human_approval``'s per-tool ``when=``, and guards that find the
+model's answer behind messages other hooks appended after it.
 """
 
 from __future__ import annotations

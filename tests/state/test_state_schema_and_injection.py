@@ -1,4 +1,4 @@
-"""Issue 11: the caller's state_schema wins; hooks get langgraph's injectables; no source read.
+"""The caller's state_schema wins; hooks get langgraph's injectables; no source read.
 
 These run without langchain: the schemas and middleware here are funcware's own.
 """

@@ -1,4 +1,4 @@
-"""Guards that govern the stream: ``stream="buffer"`` and ``SlidingWindow`` (issue #17).
+"""Guards that govern the stream: ``stream="buffer"`` and ``SlidingWindow``.
 
 The invariant: for an agent whose guards buffer, what a client assembles from the stream
 equals what the final state holds, in every stream mode, sync and async. And a model call

@@ -1,4 +1,4 @@
-"""Stream transformers and projections (issue 11, point 4): v3 streaming as LangChain's agents."""
+"""Stream transformers and projections: v3 streaming as LangChain's agents."""
 
 from __future__ import annotations
 

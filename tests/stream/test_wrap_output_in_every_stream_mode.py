@@ -1,4 +1,4 @@
-"""What a wrap produces reaches every stream mode (issue 11, point 9), and invalid tool calls."""
+"""What a wrap produces reaches every stream mode, and invalid tool calls."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Structured output (issue 12): strategies, schema kinds, error handling, routing, middleware."""
+"""Structured output: strategies, schema kinds, error handling, routing, middleware."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from funcware import (
     wrap_tool_call,
 )
 from funcware.compose import InvalidJumpError
-from funcware.testing import arun_hook, run_hook
+from funcware.testing import ScriptedChatModel, arun_hook, run_hook
 
 MODES = ["sync", "async"]
 
@@ -168,3 +168,8 @@ def test_arun_hook_in_an_async_test() -> None:
 async def test_run_hook_async_mode_inside_a_running_loop() -> None:
     result = run_hook(limit, "before_model", state={"messages": [1, 2]}, mode="async")
     assert result.jump == "end"
+
+
+def test_the_scripted_model_docstring_shows_how_to_script_a_tool_call() -> None:
+    doc = ScriptedChatModel.__doc__ or ""
+    assert "tool_calls=" in doc and "AIMessage" in doc
