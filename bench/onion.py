@@ -20,7 +20,7 @@ Both run at a recursion limit of 10,000, since the floor needs two frames a laye
 cannot run 1,000 async layers at the default limit. At 10,000 a stack has room for 2,500
 async layers, so funcware's onion starts no new task; the last row is the same 1,000-layer
 async onion made to continue on a new task every 250 layers, as it does at the default
-limit of 1,000 (``tests/test_onion_depth.py`` checks both behaviours).
+limit of 1,000 (``tests/compose/test_onion_depth.py`` checks both behaviours).
 
     python bench/onion.py                 # 10, 100, 1000 layers, sync and async
     python bench/onion.py --quick         # fewer repetitions (the smoke test)

@@ -1,4 +1,7 @@
-"""Shared fixtures: sync/async drivers, checkpointers (memory, SQLite, PostgreSQL), helpers.
+"""Fixtures every folder uses: sync/async drivers and checkpointers (memory, SQLite, PostgreSQL).
+
+The helpers tests import (``Driver``, ``tool_calls``, ``contents``, ``StreamingScriptedModel``)
+live in ``harness.py``; shared builders in ``support.py``.
 
 ``driver`` runs an agent the way a test is parametrized: ``invoke``/``stream`` from plain
 sync code, or ``ainvoke``/``astream`` on one event loop kept for the whole test (so async
@@ -16,70 +19,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
-import sys
 import uuid
-from collections.abc import AsyncIterator, Coroutine, Iterator
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from harness import Driver
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
-
-from funcware.compose.stream.release import tool_call_chunks
-from funcware.testing import StreamingScriptedChatModel
 
 # The `cassette` fixture and --record-cassettes; already loaded when funcware is installed
 # with its pytest11 entry point (of the same name), so this is then a no-op.
 pytest_plugins = ["funcware.testing.pytest_plugin"]
 
-T = TypeVar("T")
-
 MODES = ("sync", "async")
 SAVERS = ("memory", "sqlite", "postgres")
 POSTGRES_URL_VAR = "FUNCWARE_POSTGRES_URL"
 REQUIRE_POSTGRES_VAR = "FUNCWARE_REQUIRE_POSTGRES"
-
-
-# -- running agents sync or async ---------------------------------------------------
-
-
-@dataclass
-class Driver:
-    """Runs agents with the sync API (``mode == "sync"``) or the async one on ``loop``."""
-
-    mode: str
-    loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def is_async(self) -> bool:
-        return self.mode == "async"
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on this driver's loop (async drivers only)."""
-        assert self.loop is not None, "run() needs an async driver"
-        return self.loop.run_until_complete(coro)
-
-    def invoke(self, agent: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
-        if self.is_async:
-            return self.run(agent.ainvoke(input, config, **kwargs))
-        return agent.invoke(input, config, **kwargs)
-
-    def stream(self, agent: Any, input: Any, config: Any = None, **kwargs: Any) -> list[Any]:
-        if not self.is_async:
-            return list(agent.stream(input, config, **kwargs))
-
-        async def collect() -> list[Any]:
-            return [chunk async for chunk in agent.astream(input, config, **kwargs)]
-
-        return self.run(collect())
-
-    def get_state(self, agent: Any, config: Any) -> Any:
-        if self.is_async:
-            return self.run(agent.aget_state(config))
-        return agent.get_state(config)
 
 
 @pytest.fixture(params=MODES)
@@ -173,46 +129,3 @@ def checkpointer(
 def thread() -> dict[str, Any]:
     """A config with a thread id no other test uses (the PostgreSQL database is shared)."""
     return {"configurable": {"thread_id": f"test-{uuid.uuid4()}"}}
-
-
-# -- models and messages ------------------------------------------------------------
-
-
-def tool_calls(*calls: tuple[str, dict[str, Any]], text: str = "") -> AIMessage:
-    """An ``AIMessage`` calling ``(name, args)`` tools, with ids ``call-0``, ``call-1``, ..."""
-    return AIMessage(
-        content=text,
-        tool_calls=[
-            {"name": name, "args": args, "id": f"call-{index}", "type": "tool_call"}
-            for index, (name, args) in enumerate(calls)
-        ],
-    )
-
-
-def contents(messages: list[BaseMessage]) -> list[str]:
-    """The text of each message, for compact assertions on a conversation."""
-    return [m.text for m in messages]
-
-
-class StreamingScriptedModel(StreamingScriptedChatModel):
-    """The kit's streaming scripted model, one chunk per word (and space), then tool calls."""
-
-    def _chunks(self, message: AIMessage) -> Iterator[AIMessageChunk]:
-        for word in re.split(r"(\s)", message.text) if message.text else []:
-            yield AIMessageChunk(content=word, id=message.id)
-        if message.tool_calls:
-            calls = tool_call_chunks(message)
-            yield AIMessageChunk(content="", id=message.id, tool_call_chunks=calls)
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Say how many stacks the recipe composition matrix ran, when it ran."""
-    matrix = sys.modules.get("recipe_guarantees")
-    if matrix is None:
-        return
-    counts = ", ".join(f"{len(stacks)} {kind}" for kind, stacks in matrix.RAN.items())
-    terminalreporter.write_line(
-        f"recipe composition matrix: ran {counts} (ordered); "
-        f"{len(matrix.WARNED)} of them were warned or refused at build, the rest kept "
-        "every guarantee"
-    )

@@ -165,7 +165,7 @@ async def call_like_functions(
     del wrong
 
 
-# -- deadlines, failure policies, always-run cleanup (issue 18) -------------------------
+# -- deadlines, failure policies, always-run cleanup --------------------------------
 
 
 @before_model(timeout=2.5, on_error="continue")
@@ -208,7 +208,7 @@ before_model(on_error="ignore")  # type: ignore[call-overload]
 before_model(always=True)  # type: ignore[call-overload]
 
 
-# -- structured output (issue 12) ------------------------------------------------------
+# -- structured output -------------------------------------------------------------
 
 
 @dataclass
