@@ -93,8 +93,10 @@ def injection_for(func: Callable[..., Any]) -> Injection:
     (whatever its name, as funcware always did); a keyword-only ``runtime`` is injected.
     The answer depends on the signature only, so it is worked out once per function.
     """
-    method = inspect.ismethod(func)
-    cache, key = (_OF_METHODS, func.__func__) if method else (_OF_FUNCTIONS, func)
+    if inspect.ismethod(func):
+        cache, key = _OF_METHODS, func.__func__
+    else:
+        cache, key = _OF_FUNCTIONS, func
     try:
         found = cache.get(key)
     except TypeError:  # not weakly referenceable: read it every time
