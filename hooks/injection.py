@@ -82,7 +82,7 @@ def _takes_runtime(parameters: list[inspect.Parameter], injected: dict[str, Any]
 
 _OF_FUNCTIONS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionary()
 _OF_METHODS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionary()
-"""Each function's injection, read once: keyed by the function (a bound method's by its
+"""Each plain function's injection, read once (a bound method's is kept under its
 ``__func__``, whose signature it shares minus ``self``)."""
 
 
@@ -91,16 +91,15 @@ def injection_for(func: Callable[..., Any]) -> Injection:
 
     ``runtime`` goes positionally when ``func`` has a second positional parameter
     (whatever its name, as funcware always did); a keyword-only ``runtime`` is injected.
-    The answer depends on the signature only, so it is worked out once per function.
+    The answer depends on the signature only, so it is worked out once per plain function
+    or method (other callables are read every time).
     """
-    if inspect.ismethod(func):
-        cache, key = _OF_METHODS, func.__func__
-    else:
-        cache, key = _OF_FUNCTIONS, func
-    try:
-        found = cache.get(key)
-    except TypeError:  # not weakly referenceable: read it every time
+    method = inspect.ismethod(func)
+    key = func.__func__ if method else func  # type: ignore[attr-defined]
+    if not inspect.isfunction(key):
         return _injection(func)
+    cache = _OF_METHODS if method else _OF_FUNCTIONS
+    found = cache.get(key)
     if found is None:
         found = cache[key] = _injection(func)
     return found
