@@ -24,7 +24,7 @@ CONVERSATION = (10, 100, 1000, 5000)
 TOOLS = (1, 10, 100, 500)
 CONCURRENCY = (1, 10, 100, 1000)
 LOOPS = (1, 5, 20, 50)
-BUILDS = (1, 10, 50, 200)
+BUILDS = (0, 1, 10, 50, 200)
 
 
 def _typical(api: Api) -> list[Any]:

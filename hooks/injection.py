@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from langchain_core.runnables.config import ensure_config
 from langgraph._internal._constants import CONF, CONFIG_KEY_NODE_ERROR
@@ -79,12 +80,32 @@ def _takes_runtime(parameters: list[inspect.Parameter], injected: dict[str, Any]
     return bool(parameters) and parameters[0].kind is inspect.Parameter.VAR_POSITIONAL
 
 
+_OF_FUNCTIONS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionary()
+_OF_METHODS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionary()
+"""Each plain function's injection, read once (a bound method's is kept under its
+``__func__``, whose signature it shares minus ``self``)."""
+
+
 def injection_for(func: Callable[..., Any]) -> Injection:
     """What langgraph would inject into ``func`` as a node (beyond ``state`` and ``runtime``).
 
     ``runtime`` goes positionally when ``func`` has a second positional parameter
     (whatever its name, as funcware always did); a keyword-only ``runtime`` is injected.
+    The answer depends on the signature only, so it is worked out once per plain function
+    or method (other callables are read every time).
     """
+    method = inspect.ismethod(func)
+    key = func.__func__ if method else func  # type: ignore[attr-defined]
+    if not inspect.isfunction(key):
+        return _injection(func)
+    cache = _OF_METHODS if method else _OF_FUNCTIONS
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _injection(func)
+    return found
+
+
+def _injection(func: Callable[..., Any]) -> Injection:
     try:
         parameters = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):

@@ -140,7 +140,11 @@ def hook_options(
     if foreign:
         on_error: OnError = declared if declared in ON_ERROR_VALUES else "raise"
     else:
-        on_error = check_on_error(declared, f"{impl.describe()}:")
+        on_error = (  # the description only when there is a mistake to report
+            declared
+            if declared in ON_ERROR_VALUES
+            else check_on_error(declared, f"{impl.describe()}:")
+        )
     if always and impl.hook != "after_agent":
         raise TypeError(
             f"{impl.describe()} is marked always=True, but only after_agent hooks can "

@@ -246,9 +246,10 @@ def _conflicts(
     edges: Sequence[tuple[int, int]],
 ) -> list[Conflict]:
     reach = _reachable(len(members), edges)
+    declared = [i for i in order if decls[i] is not None]  # only they can conflict
     found: list[Conflict] = []
-    for x, i in enumerate(order):
-        for j in order[x + 1 :]:
+    for x, i in enumerate(declared):
+        for j in declared[x + 1 :]:
             a, b = decls[i], decls[j]
             if a is None or b is None or j in reach[i] or i in reach[j]:
                 continue
@@ -318,6 +319,8 @@ def arrange(
     """
     members = list(middleware)
     decls = [declarations(m) for m in members]
+    if all(d is None for d in decls):  # nothing declared: nothing to order or to check
+        return OrderReport(given=members, order=list(members), declarations=decls)
     cons = _constraints(members, decls)
     edges = [(c.outer, c.inner) for c in cons]
     problems = _requires(members, decls) if whole else []

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast, get_type_hints
+from typing import Any, cast
 
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
 
+from funcware.hooks.lc_bridge import native_fields
 from funcware.hooks.middleware import (
     HOOKS,
     NODE_HOOKS,
@@ -107,7 +108,7 @@ class AgentPlan:
     @cached_property
     def state_keys(self) -> frozenset[str]:
         """Every field of the agent's merged state schema."""
-        return frozenset(get_type_hints(self.state_schema))
+        return frozenset(native_fields(self.state_schema))
 
     @property
     def schema_tool_names(self) -> frozenset[str]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
-from typing import Any, TypeVar, get_args, get_origin
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast, get_args, get_origin
+from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from langgraph.channels.base import BaseChannel
 from langgraph.channels.binop import BinaryOperatorAggregate
@@ -69,11 +70,36 @@ def _accumulates(item: object) -> bool:
     return _is_reducer(item)
 
 
+_REDUCER_KEYS: WeakKeyDictionary[type, frozenset[str]] = WeakKeyDictionary()
+_IN_OUT: WeakKeyDictionary[type, tuple[type, type]] = WeakKeyDictionary()
+_MERGED: WeakValueDictionary[tuple[object, ...], type] = WeakValueDictionary()
+"""Schemas worked out once per class (a merged schema once per list of schemas): they
+depend on the classes only, and building an agent reads them every time."""
+
+
+_T = TypeVar("_T")
+
+
+def _once(cache: WeakKeyDictionary[type, _T], schema: type, work: Callable[[type], _T]) -> _T:
+    """``cache[schema]``, worked out by ``work(schema)`` the first time."""
+    try:
+        found = cache.get(schema)
+    except TypeError:  # not weak-referenceable: work it out every time
+        return work(schema)
+    if found is None:
+        found = cache[schema] = work(schema)
+    return found
+
+
 def reducer_keys(schema: type) -> frozenset[str]:
     """State keys that take several writes per step: a reducer or an accumulating channel.
 
     ``Annotated[list, add_messages]``, ``Annotated[list, DeltaChannel(...)]``, ...
     """
+    return _once(_REDUCER_KEYS, schema, _reducer_keys)
+
+
+def _reducer_keys(schema: type) -> frozenset[str]:
     keys = {
         key for key, ann in _fields(schema).items() if any(map(_accumulates, field_metadata(ann)))
     }
@@ -126,8 +152,27 @@ def merge_schemas(
     other owner's concrete type. Requiredness is not part of the type: a field is
     required only if every owner declares it required. ``winner`` (the schema given to
     ``create_agent``) overrides every field it declares, type and requiredness, as in
-    LangChain (e.g. a ``DeltaChannel`` on ``messages``).
+    LangChain (e.g. a ``DeltaChannel`` on ``messages``). The same schemas (with no
+    conflict) give the same class.
     """
+    key = (name, winner, *(schema for _, schema in owned))
+    try:
+        found = _MERGED.get(key)
+    except TypeError:  # an unhashable schema: merge every time
+        key, found = (), None
+    if found is not None:
+        return cast("type[AgentState[Any]]", found)
+    before = len(conflicts) if conflicts is not None else 0
+    schema: type = TypedDict(name, _merged(owned, conflicts, winner))  # type: ignore[misc]
+    if key and (conflicts is None or len(conflicts) == before):
+        _MERGED[key] = schema
+    return cast("type[AgentState[Any]]", schema)
+
+
+def _merged(
+    owned: Sequence[tuple[object, type]], conflicts: list[str] | None, winner: type | None
+) -> dict[str, Any]:
+    """The merged fields (see ``merge_schemas``), each ``NotRequired`` unless required."""
     merged = _declarations(AgentState)
     declared_by: dict[str, object] = dict.fromkeys(merged, "AgentState")
     for owner, schema in owned:
@@ -155,11 +200,10 @@ def merge_schemas(
             declared_by[key] = owner
     if winner is not None:
         merged.update(_declarations(winner))
-    fields = {
+    return {
         key: annotation if required else NotRequired[annotation]
         for key, (annotation, required) in merged.items()
     }
-    return TypedDict(name, fields)  # type: ignore[operator, no-any-return]
 
 
 def _omitted(annotation: Any, side: str) -> bool:
@@ -171,6 +215,10 @@ def _omitted(annotation: Any, side: str) -> bool:
 
 def input_output_schemas(schema: type) -> tuple[type, type]:
     """``(input_schema, output_schema)``: ``schema`` without its omitted/private fields."""
+    return _once(_IN_OUT, schema, _input_output)
+
+
+def _input_output(schema: type) -> tuple[type, type]:
     fields = _fields(schema)
     inputs = {k: a for k, a in fields.items() if not _omitted(a, "input")}
     outputs = {k: a for k, a in fields.items() if not _omitted(a, "output")}

@@ -23,12 +23,13 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import interrupt
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from support import call, calls_tool, require_langchain
 from test_interop_catalog import (
     AnthropicScripted,
     ScriptedDecisions,
     catalog_tools,
+    decisions,
     noul,
     route,
     router,
@@ -246,11 +247,23 @@ def test_tool_errors_surface_after_an_inner_retry_gives_up(side: str, mode: str)
 # --- all five, combined -----------------------------------------------------------------
 
 
+class DecisionsByTool(ScriptedDecisions):
+    """Answers by the tool call asked about: a tool node runs its calls concurrently, so
+    they ask in any order."""
+
+    by_tool: dict[str, Any] = Field(default_factory=dict)
+
+    def _classify(self, state: Any, questions: dict[str, Any]) -> Any:
+        self.seen.append({"state": state, "questions": questions})
+        answer = self.by_tool[state["tool_call"]["name"]]
+        return decisions.ClassifierResponse(model=self.model, answers=answer)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_auto_mode_and_tool_errors_in_one_compose_match_langchain(mode: str) -> None:
     def outcome(side: str) -> list[tuple[str, Any, Any]]:
         raised: list[str] = []
-        classifier = ScriptedDecisions(answers=[noul(0.9), noul(0.1)], seen=[])
+        classifier = DecisionsByTool(by_tool={"lookup": noul(0.9), "divide": noul(0.1)})
         model = ScriptedChatModel(
             responses=[
                 calls_tool(
