@@ -74,10 +74,14 @@ class EditableFinder:
     def find_spec(name, path=None, target=None):
         if name != "funcware" and not name.startswith("funcware."):
             return None
-        spec = PathFinder.find_spec(name, [ROOT] if name == "funcware" else path)
+        # sys.path decides which funcware, as for a plain install: another checkout earlier
+        # on it (PYTHONPATH, the current directory) is left to the normal import system
+        spec = PathFinder.find_spec(name, path)
         if spec is None or spec.origin is None:
-            return spec
+            return None
         real = os.path.realpath(spec.origin)
+        if not real.startswith(ROOT + os.sep):
+            return None
         if real == spec.origin:
             return spec
         package = [os.path.dirname(real)] if spec.submodule_search_locations is not None else None

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import funcware
 
 _REPO = str(Path(__file__).resolve().parents[2])
@@ -101,7 +103,9 @@ def test_an_editable_wheel_falls_back_to_setuptools_strict_mode(
     assert [args[1] for args in seen] == [{"editable_mode": "compat"}, {"editable_mode": "strict"}]
 
 
-def test_the_editable_finder_finds_each_module_at_its_real_path(tmp_path: Any) -> None:
+def test_the_editable_finder_finds_each_module_at_its_real_path(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     backend = _backend()
     real = tmp_path.resolve() / "repo"
     (real / "funcware").mkdir(parents=True)
@@ -113,6 +117,7 @@ def test_the_editable_finder_finds_each_module_at_its_real_path(tmp_path: Any) -
     namespace: dict[str, Any] = {}
     exec(backend.FINDER_SOURCE.format(root=str(real), package=str(real / "funcware")), namespace)
     finder = namespace["EditableFinder"]
+    monkeypatch.syspath_prepend(str(real))  # as the .pth puts the link directory on it
     top = finder.find_spec("funcware")
     assert top.origin == str(real / "funcware" / "__init__.py")
     hooks = finder.find_spec("funcware.hooks", top.submodule_search_locations)
@@ -121,3 +126,17 @@ def test_the_editable_finder_finds_each_module_at_its_real_path(tmp_path: Any) -
     leaf = finder.find_spec("funcware.hooks.decorators", hooks.submodule_search_locations)
     assert leaf.origin == str(real / "hooks" / "decorators.py")
     assert finder.find_spec("hooks") is None and finder.find_spec("funcwarex") is None
+
+
+def test_the_editable_finder_leaves_a_funcware_earlier_on_sys_path_alone(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = _backend()
+    namespace: dict[str, Any] = {}
+    repo = tmp_path.resolve() / "repo"
+    exec(backend.FINDER_SOURCE.format(root=str(repo), package=str(repo / "funcware")), namespace)
+    other = tmp_path.resolve() / "other"
+    (other / "funcware").mkdir(parents=True)
+    (other / "funcware" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(other))  # another checkout: PYTHONPATH, the current folder
+    assert namespace["EditableFinder"].find_spec("funcware") is None  # the plain import takes it
