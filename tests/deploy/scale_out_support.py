@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO
 
 import psycopg
-from server_support import QUIET_ENV, _die_with_parent, free_loopback_port
+from server_support import QUIET_ENV, _die_with_parent, end_process_group, free_loopback_port
 
 FAST_RECOVERY = {
     "HEARTBEAT_INTERVAL_SECONDS": "1",  # a running worker extends its lease every second
@@ -201,15 +201,7 @@ class Process:
 
     def stop(self, grace: float = 10.0) -> None:
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(grace)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        end_process_group(process, signal.SIGTERM, grace)
         if self._log is not None:
             self._log.close()
             self._log = None

@@ -66,6 +66,22 @@ def _die_with_parent() -> Callable[[], None] | None:
     return arrange
 
 
+def end_process_group(
+    process: subprocess.Popen[bytes] | None, first: signal.Signals, grace: float
+) -> None:
+    """Send ``first`` to ``process``'s group; SIGKILL it if it is still there after ``grace``."""
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, first)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 class DevServer:
     """One ``langgraph dev`` process serving the config in ``workdir``."""
 
@@ -158,15 +174,7 @@ class DevServer:
     def stop(self, grace: float = 15.0) -> None:
         """End the server's process group: SIGINT, then SIGKILL if it lingers."""
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(grace)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        end_process_group(process, signal.SIGINT, grace)
         if self._log is not None:
             self._log.close()
             self._log = None
