@@ -71,7 +71,7 @@ class _Watch:
 
     def after_handler(self, response: Any) -> None:
         self.last = response
-        self.last_content = _content(response)
+        self.last_content = contents_of(response)
 
     def failed(self, exc: BaseException) -> None:
         self.escaped = exc
@@ -94,7 +94,7 @@ class _Watch:
                 self.need("model.result", "returned a model result other than its handler's")
             own = result.command if isinstance(result, ExtendedModelResponse) else None
         else:
-            if result is not self.last or _content(result) != self.last_content:
+            if result is not self.last or contents_of(result) != self.last_content:
                 self.need("tool.result", "returned a tool result other than its handler's")
             else:
                 own = None
@@ -178,18 +178,22 @@ def _request_snapshot(request: Any) -> dict[str, tuple[Any, Any]]:
     snap: dict[str, tuple[Any, Any]] = {}
     for name in REQUEST_FIELDS:
         value = getattr(request, name)
-        snap[name] = (value, _content(value))
+        snap[name] = (value, contents_of(value))
     return snap
 
 
-def _content(value: Any) -> Any:
-    """What an in-place edit would change: list items, dict items, a message's content."""
+def contents_of(value: Any) -> Any:
+    """What an in-place edit would change: list items, dict items, a message's content
+    (compared before and after a layer ran, here and by the run record)."""
     if isinstance(value, list):
-        return [id(item) for item in value], [_content(v) for v in value]
-    if isinstance(value, dict):
-        return dict(value)
+        return [id(item) for item in value], [contents_of(v) for v in value]
+    if isinstance(value, dict):  # nested lists, dicts and messages too (a tool call's args)
+        return {
+            key: contents_of(item) if isinstance(item, (list, dict, BaseMessage)) else item
+            for key, item in value.items()
+        }
     if isinstance(value, ModelResponse):
-        return _content(value.result)
+        return contents_of(value.result)
     if isinstance(value, BaseMessage):
         calls = getattr(value, "tool_calls", None)
         return copy.deepcopy(value.content), copy.deepcopy(calls)
@@ -201,9 +205,9 @@ def _changed_fields(snap: dict[str, tuple[Any, Any]], request: Any) -> list[str]
     for name, (value, content) in snap.items():
         now = getattr(request, name)
         if isinstance(value, list) and isinstance(now, list):
-            if _content(now) != content:
+            if contents_of(now) != content:
                 changed.append(name)
-        elif now is not value or _content(now) != content:
+        elif now is not value or contents_of(now) != content:
             changed.append(name)
     return changed
 
@@ -217,15 +221,15 @@ def _same_model_result(result: Any, last: Any, last_content: Any) -> bool:
         return (
             [id(m) for m in result.result] == [id(m) for m in last.result]
             and result.structured_response is last.structured_response
-            and _content(result) == last_content
+            and contents_of(result) == last_content
         )
     if isinstance(result, BaseMessage) and isinstance(last, ModelResponse):
         return (
             len(last.result) == 1
             and result is last.result[0]
-            and _content(last.result) == last_content
+            and contents_of(last.result) == last_content
         )
-    return result is last and _content(result) == last_content
+    return result is last and contents_of(result) == last_content
 
 
 def _node(impl: HookImpl, decl: Declaration) -> HookImpl:

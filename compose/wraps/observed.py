@@ -19,6 +19,7 @@ from funcware.hooks.policies import HookTimeoutError
 from funcware.hooks.types import ExtendedModelResponse
 from funcware.observe.observers import Observer, Outcome, end, start
 
+from ..effects.observe import contents_of
 from .langchain_runs import LangChainRuns
 
 if TYPE_CHECKING:
@@ -43,15 +44,29 @@ def failure_outcome(exc: BaseException) -> Outcome:
     return "failed"
 
 
-def changed_fields(before: Any, after: Any) -> tuple[str, ...]:
-    """The fields of request ``after`` that differ from those of ``before``."""
-    if after is None or after is before or not dataclasses.is_dataclass(before):
+Snapshot = dict[str, tuple[Any, Any]]
+"""A request's fields before a layer ran: each value and what an in-place edit changes."""
+
+
+def snapshot(request: Any) -> Snapshot | None:
+    """The request's fields and their contents (``None`` for what is no dataclass)."""
+    if not dataclasses.is_dataclass(request):
+        return None
+    values = {f.name: getattr(request, f.name, None) for f in dataclasses.fields(request)}
+    return {name: (value, contents_of(value)) for name, value in values.items()}
+
+
+def changed_fields(before: Snapshot | None, after: Any) -> tuple[str, ...]:
+    """The fields of request ``after`` that differ from the ``before`` snapshot: another
+    value, or the same list, dict or message edited in place."""
+    if before is None or after is None:
         return ()
-    return tuple(
-        f.name
-        for f in dataclasses.fields(before)
-        if _differs(getattr(before, f.name, None), getattr(after, f.name, None))
-    )
+    changed = []
+    for name, (value, contents) in before.items():
+        now = getattr(after, name, None)
+        if _differs(value, now) or contents_of(now) != contents:
+            changed.append(name)
+    return tuple(changed)
 
 
 def _differs(before: Any, after: Any) -> bool:
@@ -64,8 +79,8 @@ def _differs(before: Any, after: Any) -> bool:
         return True
 
 
-def _changed(request: Any, handler: Handler) -> tuple[str, ...]:
-    return changed_fields(request, handler.request) if handler.calls else ()
+def _changed(before: Snapshot | None, handler: Handler) -> tuple[str, ...]:
+    return changed_fields(before, handler.request) if handler.calls else ()
 
 
 def wrote_keys(update: object) -> tuple[str, ...]:
@@ -127,6 +142,7 @@ def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
     """Call layer ``at`` with ``handler``, telling the active observers how it went."""
     name, where = _who(run, at)
     started = start(handler.observers, name, run.hook, where)
+    before = snapshot(request)
     try:
         runs = _langchain_runs(handler.observers)
         if runs is None:
@@ -140,11 +156,11 @@ def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
             started,
             failure_outcome(exc),
             handler_calls=handler.calls,
-            changed=_changed(request, handler),
+            changed=_changed(before, handler),
             error=exc,
         )
         raise
-    changed = _changed(request, handler)
+    changed = _changed(before, handler)
     wrote = wrote_keys(result)
     outcome = _outcome(result, handler, changed, wrote)
     end(
@@ -162,6 +178,7 @@ async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> 
     """The async :func:`observed_layer`."""
     name, where = _who(run, at)
     started = start(handler.observers, name, run.hook, where)
+    before = snapshot(request)
     try:
         runs = _langchain_runs(handler.observers)
         if runs is None:
@@ -176,11 +193,11 @@ async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> 
             started,
             failure_outcome(exc),
             handler_calls=handler.calls,
-            changed=_changed(request, handler),
+            changed=_changed(before, handler),
             error=exc,
         )
         raise
-    changed = _changed(request, handler)
+    changed = _changed(before, handler)
     wrote = wrote_keys(result)
     outcome = _outcome(result, handler, changed, wrote)
     end(

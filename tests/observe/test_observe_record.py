@@ -419,3 +419,30 @@ def test_a_wrap_layer_that_fails_open_is_continued_and_its_handler_still_answers
         1,
         "log sink down",
     )
+
+
+def test_a_layer_that_edits_its_request_in_place_is_recorded_as_modified() -> None:
+    @wrap_model_call
+    def remind(request: Any, handler: Any) -> Any:
+        request.messages.append(HumanMessage("Be brief."))  # the request's own list
+        return handler(request)
+
+    @wrap_tool_call
+    def retag(request: Any, handler: Any) -> Any:
+        request.tool_call["args"]["q"] = "edited"  # the same call, edited in place
+        return handler(request)
+
+    @tool
+    def search(q: str) -> str:
+        """Search."""
+        return q
+
+    model = ScriptedChatModel(responses=[calls_tool(call("search", {"q": "x"}, "c1")), "done"])
+    agent = create_agent(model, [search], middleware=[remind, retag])
+    with record() as run:
+        agent.invoke(hi())
+    models = [layer for layer in run.layers if layer.middleware == "remind"]
+    tools = [layer for layer in run.layers if layer.middleware == "retag"]
+    assert [(layer.outcome, layer.changed) for layer in models] == [("modified", ("messages",))] * 2
+    [tool_layer] = tools  # the call is the model's own dict, so the state's copy changed too
+    assert tool_layer.outcome == "modified" and tool_layer.changed[0] == "tool_call"
