@@ -123,9 +123,11 @@ def agent_run(
         run.error = exc
         raise
     finally:
-        _end(instruments, run)
-        with suppress(ValueError):  # an abandoned stream closed from another context
-            stack.close()
+        try:
+            _end(instruments, run)
+        finally:  # an instrument that fails to end the run must not stay observing
+            with suppress(ValueError):  # an abandoned stream closed from another context
+                stack.close()
 
 
 def call(

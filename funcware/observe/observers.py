@@ -29,7 +29,6 @@ __all__ = [
     "Observer",
     "Outcome",
     "active",
-    "current",
     "end",
     "note_continued",
     "observing",
@@ -101,11 +100,6 @@ _CURRENT: contextvars.ContextVar[Layer | None] = contextvars.ContextVar(
 def active() -> tuple[Observer, ...]:
     """The observers active in this context (empty: nothing observes)."""
     return _OBSERVERS.get()
-
-
-def current() -> Layer | None:
-    """The layer running in this context, if something observes it."""
-    return _CURRENT.get()
 
 
 @contextmanager

@@ -15,7 +15,6 @@ is missing, when pytest runs with ``--record-cassettes``, or when
 
 from __future__ import annotations
 
-import os
 import re
 from typing import TYPE_CHECKING
 
@@ -48,7 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def cassette(request: pytest.FixtureRequest) -> Cassette:
     """A :class:`~funcware.testing.Cassette` named after the test, recording or replaying."""
-    from funcware.testing.cassette import RECORD_ENV, Cassette
+    from funcware.testing.cassette import Cassette
 
     here = request.path.parent
     marker = request.node.get_closest_marker("cassette")
@@ -57,8 +56,5 @@ def cassette(request: pytest.FixtureRequest) -> Cassette:
     else:
         name = re.sub(r"[^\w.-]+", "_", request.node.name).strip("_")
         path = here / "cassettes" / request.path.stem / f"{name}.json"
-    forced = request.config.getoption("record_cassettes") or os.environ.get(RECORD_ENV, "") not in (
-        "",
-        "0",
-    )
-    return Cassette(path, record=True if forced else None)
+    # record=None: Cassette records when the file is missing or FUNCWARE_RECORD_CASSETTES=1
+    return Cassette(path, record=True if request.config.getoption("record_cassettes") else None)
