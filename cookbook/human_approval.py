@@ -37,7 +37,7 @@ approve read-only tools automatically by leaving them out of ``needs_approval``.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -45,6 +45,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
+from pydantic import ConfigDict, Field, ValidationError, with_config
+from typing_extensions import NotRequired, TypedDict
 
 from funcware import AgentMiddleware, AgentState, create_agent
 from funcware.testing import ScriptedChatModel
@@ -58,18 +60,44 @@ class ReviewRequest(TypedDict):
     args: dict[str, Any]
 
 
-class _DecisionType(TypedDict):
-    type: Literal["approve", "edit", "reject"]
+@with_config(ConfigDict(extra="forbid"))
+class Approve(TypedDict):
+    """Run the call as the model proposed it."""
+
+    type: Literal["approve"]
 
 
-class Decision(_DecisionType, total=False):
-    """The reviewer's answer for one tool call, in the order of the requests.
+@with_config(ConfigDict(extra="forbid"))
+class Edit(TypedDict):
+    """Run the call with the reviewer's arguments."""
 
-    ``args`` replaces the call's arguments (edit); ``message`` explains a rejection.
-    """
-
+    type: Literal["edit"]
     args: dict[str, Any]
-    message: str
+
+
+@with_config(ConfigDict(extra="forbid"))
+class Reject(TypedDict):
+    """Do not run the call; answer it with an error ``ToolMessage`` carrying ``message``."""
+
+    type: Literal["reject"]
+    message: NotRequired[str]
+
+
+Decision = Annotated[Approve | Edit | Reject, Field(discriminator="type")]
+"""The reviewer's answer for one tool call, in the order of the requests."""
+
+
+def resume_schema(count: int) -> type:
+    """The shape a resume must have to answer ``count`` review requests:
+    ``{"decisions": [...]}`` with exactly ``count`` well-formed decisions.
+
+    Given to ``interrupt(..., response_schema=...)``: clients see it as JSON Schema, and
+    langgraph validates the resume against it *before* saving it, so a malformed resume
+    raises, approves nothing and leaves the same approval open to be answered again.
+    """
+    decisions = Annotated[list[Decision], Field(min_length=count, max_length=count)]
+    schema: type = TypedDict("ReviewResume", {"decisions": decisions})  # type: ignore[name-match]
+    return with_config(ConfigDict(extra="forbid"))(schema)
 
 
 Condition = Callable[[ToolCall], bool]
@@ -87,11 +115,29 @@ def pending_calls(messages: Sequence[AnyMessage]) -> tuple[AIMessage | None, lis
     return None, []
 
 
+def refusal(error: ValidationError, pending: Sequence[ToolCall]) -> str:
+    """Why a resume was refused, in LangChain's words first, then what to send instead."""
+    names = [call["name"] for call in pending]
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in issue['loc'])}: {issue['msg']}"
+        for issue in error.errors()
+    )
+    return (
+        f"Unexpected human decision: {error.errors()[0].get('input')!r}. {problems}. "
+        f"Expected {{'decisions': [...]}} with one decision per review request ({names}), "
+        "each {'type': 'approve'}, {'type': 'edit', 'args': {...}} or "
+        "{'type': 'reject', 'message': '...'}. Nothing was run; resume the thread again "
+        "with valid decisions."
+    )
+
+
 class ApproveToolCalls(AgentMiddleware[AgentState]):
     """Interrupts the run for a human decision on each pending call to a tool in
     ``needs_approval`` whose ``when`` condition (if any) is true.
 
-    Guarantee: no call to a listed tool runs before a human decision.
+    Guarantee: no call to a listed tool runs before a human decision, and a resume it
+    does not understand decides nothing (it raises ``ValueError`` naming the problem and
+    the approval stays open to be answered again).
     """
 
     reads = ("state.messages", "messages.latest")
@@ -135,16 +181,22 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
         # The first time through, interrupt() stops the run here. On resume the hook runs
         # again from the top (so nothing above may have side effects) and interrupt()
         # returns the value given to Command(resume=...).
-        decisions: list[Decision] = interrupt({"review": requests})["decisions"]
-        if len(decisions) != len(pending):
-            raise ValueError(f"expected {len(pending)} decisions, one per request; got {decisions}")
+        # A resume that does not match resume_schema raises here, before anything is
+        # approved and before langgraph saves it: the approval stays open (fail closed).
+        try:
+            resume = interrupt({"review": requests}, response_schema=resume_schema(len(pending)))
+        except ValidationError as error:
+            raise ValueError(refusal(error, pending)) from error
+        decisions: list[Decision] = resume["decisions"]
         by_id = {call["id"]: decision for call, decision in zip(pending, decisions, strict=True)}
 
         calls: list[ToolCall] = []
         rejections: list[ToolMessage] = []
         for call in answer.tool_calls:
-            decision = by_id.get(call["id"], Decision(type="approve"))
-            if decision["type"] == "edit":
+            decision = by_id.get(call["id"])
+            if decision is None or decision["type"] == "approve":
+                pass  # not under review, or approved: the call runs as proposed
+            elif decision["type"] == "edit":
                 call = ToolCall(
                     name=call["name"], args=decision["args"], id=call["id"], type="tool_call"
                 )

@@ -20,7 +20,6 @@ from langchain_core.messages import (
 )
 from langchain_core.tools import StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.types import Command
 
 from funcware import (
     ExtendedModelResponse,
@@ -342,22 +341,6 @@ def test_approval_interrupts_then_runs_only_approved_calls(
     assert [c["args"].get("to") for c in proposal.tool_calls][1:3] == ["lead@corp", "board@corp"]
     (model,) = made
     assert len(model.calls) == 2 and state["messages"][-1].text.startswith("Q3 went")
-
-
-def test_approval_refuses_a_wrong_number_of_decisions() -> None:
-    proposal = AIMessage(
-        "", tool_calls=[{"name": "delete_file", "args": {"path": "/x"}, "id": "rm"}]
-    )
-    agent = create_agent(
-        ScriptedChatModel(responses=[proposal]),
-        [human_approval.delete_file],
-        middleware=[human_approval.ApproveToolCalls(needs_approval={"delete_file"})],
-        checkpointer=InMemorySaver(),
-    )
-    config: Any = {"configurable": {"thread_id": "wrong-count"}}
-    assert agent.invoke({"messages": [HumanMessage("rm /x")]}, config)["__interrupt__"]
-    with pytest.raises(ValueError, match="expected 1 decisions"):
-        agent.invoke(Command(resume={"decisions": []}), config)
 
 
 # -- prompt_caching -----------------------------------------------------------------

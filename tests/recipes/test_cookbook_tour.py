@@ -30,7 +30,9 @@ def test_recipe_is_self_contained_and_documented(name: str) -> None:
     assert "When to use" in doc and "How to adapt" in doc, name
     assert callable(module.demo)
     source = Path(module.__file__ or "").read_text(encoding="utf-8")
-    allowed = ("funcware", "langchain_core", "langgraph", "__future__")
+    # funcware's own dependencies, and pydantic, which langchain-core always brings.
+    allowed = ("funcware", "langchain_core", "langgraph", "pydantic", "typing_extensions")
+    allowed += ("__future__",)
     for line in source.splitlines():
         if line.startswith(("import ", "from ")):
             path = line.split()[1]
