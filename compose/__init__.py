@@ -7,16 +7,16 @@ Here: ``agent`` (``create_agent``), ``chain`` (``compose``), ``explain``, ``stru
 ``effects="strict"``), ``threads`` (the sync/async bridge).
 """
 
-from .agent import create_agent
-from .chain import ComposedMiddleware, compose
-from .effects.hazards import Hazard
-from .effects.observe import UndeclaredEffectError
-from .effects.ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
-from .explain import Explanation, explain
-from .graph.plan import BrokenStackError, DuplicateMiddlewareError
-from .steps.always import AlwaysRunGraph, run_error
-from .steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
-from .steps.nodes import InvalidJumpError
+from funcware.compose.agent import create_agent
+from funcware.compose.chain import ComposedMiddleware, compose
+from funcware.compose.graph.plan import BrokenStackError, DuplicateMiddlewareError
+from funcware.compose.steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
+from funcware.compose.steps.nodes import InvalidJumpError
+from funcware.effects.hazards import Hazard
+from funcware.effects.ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
+from funcware.effects.strict import UndeclaredEffectError
+from funcware.explain import Explanation, explain
+from funcware.policies.always import AlwaysRunGraph, run_error
 
 __all__ = [
     "AlwaysRunGraph",

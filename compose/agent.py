@@ -24,32 +24,31 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
-from funcware.hooks.tracing import hook_trace_policy, resolve_trace_policy
-from funcware.hooks.wording import a
-
-from .effects.ordering import EffectsMode, Order, check_choice
-from .explain import attach_plan
-from .graph.arguments import check_list, check_schema
-from .graph.options import resolve_model
-from .graph.plan import AgentPlan
-from .graph.routing import (
+from funcware.compose.graph.arguments import check_list, check_schema
+from funcware.compose.graph.options import resolve_model
+from funcware.compose.graph.plan import AgentPlan
+from funcware.compose.graph.routing import (
     Places,
     after_model_route,
     after_tools_route,
     jump_route,
     structured_retry_route,
 )
-from .graph.schema import input_output_schemas
-from .graph.serde import allow_in_checkpoints
-from .steps.always import with_always_run
-from .steps.keys import StateKeys
-from .steps.model_node import ModelNode, ToolWrapper
-from .steps.nodes import run_node, run_node_async
-from .steps.runs import as_agent_graph
-from .stream.stream_guard import StreamGuard, with_held_field
-from .stream.streaming import agent_metadata, agent_transformers
-from .structured import StructuredOutput
+from funcware.compose.graph.schema import input_output_schemas
+from funcware.compose.steps.keys import StateKeys
+from funcware.compose.steps.model_node import ModelNode, ToolWrapper
+from funcware.compose.steps.nodes import run_node, run_node_async
+from funcware.compose.steps.runs import as_agent_graph
+from funcware.compose.stream.streaming import agent_metadata, agent_transformers
+from funcware.effects.ordering import EffectsMode, Order, check_choice
+from funcware.explain import attach_plan
+from funcware.guards.guard import StreamGuard, with_held_field
+from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
+from funcware.hooks.wording import a
+from funcware.observe.tracing import hook_trace_policy, resolve_trace_policy
+from funcware.policies.always import with_always_run
+from funcware.structured.runtime import StructuredOutput
+from funcware.structured.serde import allow_in_checkpoints
 
 __all__ = ["create_agent"]
 

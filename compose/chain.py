@@ -14,6 +14,16 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
+from funcware.compose.graph.arguments import member_problem
+from funcware.compose.graph.reducers import Reducer, current_reducers, fold, schema_reducers
+from funcware.compose.graph.schema import merge_schemas
+from funcware.compose.steps.failures import passed_through
+from funcware.compose.steps.nodes import run_node, run_node_async
+from funcware.compose.stream.streaming import member_transformers
+from funcware.compose.wraps.onion import build_async, build_sync
+from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
+from funcware.compose.wraps.updates import Writes, as_update, merge_writes, update_writes
+from funcware.effects.ordering import Order, arrange, check_choice, enforce, united_declaration
 from funcware.hooks.middleware import (
     HOOKS,
     AgentMiddleware,
@@ -29,17 +39,6 @@ from funcware.hooks.types import (
     ModelResponse,
     ToolCallRequest,
 )
-
-from .effects.ordering import Order, arrange, check_choice, enforce, united_declaration
-from .graph.arguments import member_problem
-from .graph.reducers import Reducer, current_reducers, fold, schema_reducers
-from .graph.schema import merge_schemas
-from .steps.failures import passed_through
-from .steps.nodes import run_node, run_node_async
-from .stream.streaming import member_transformers
-from .wraps.onion import build_async, build_sync
-from .wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
-from .wraps.updates import Writes, as_update, merge_writes, update_writes
 
 __all__ = ["ComposedMiddleware", "compose", "flatten"]
 

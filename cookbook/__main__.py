@@ -9,10 +9,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from funcware.compose import explain
+from funcware.cookbook import RECIPES, load
+from funcware.cookbook._render import done_lines, render_messages, shorten
 from funcware.observe import record
-
-from . import RECIPES, load
-from ._render import done_lines, render_messages, shorten
 
 
 class _Lines(logging.Handler):

@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from langgraph.runtime import Runtime
 
-from .compose import (
+from funcware.compose import (
     ComposedMiddleware,
     Explanation,
     MiddlewareOrderError,
@@ -20,8 +20,8 @@ from .compose import (
     explain,
     run_error,
 )
-from .compose.threads.bridge import BridgeSettings, configure_bridge
-from .errors import (
+from funcware.compose.threads.bridge import BridgeSettings, configure_bridge
+from funcware.errors import (
     BrokenStackError,
     DoubleCallWarning,
     FuncwareDeprecationWarning,
@@ -31,7 +31,7 @@ from .errors import (
     UnknownStateKeyError,
     UnknownStateKeyWarning,
 )
-from .hooks import (
+from funcware.hooks import (
     AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
@@ -64,7 +64,7 @@ from .hooks import (
     wrap_model_call,
     wrap_tool_call,
 )
-from .structured_output import (
+from funcware.structured_output import (
     AutoStrategy,
     MultipleStructuredOutputsError,
     OutputToolBinding,

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .compose import explain
+from funcware.compose import explain
 
 
 def _fail(message: str) -> NoReturn:

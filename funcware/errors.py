@@ -4,13 +4,13 @@
 ``funcware.compose`` attribute is the ``compose()`` function, not the subpackage.
 """
 
-from funcware.compose.effects.observe import UndeclaredEffectError
-from funcware.compose.effects.ordering import MiddlewareOrderError, MiddlewareOrderWarning
 from funcware.compose.graph.plan import BrokenStackError
 from funcware.compose.steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
 from funcware.compose.steps.nodes import InvalidJumpError, UnknownNodeError
 from funcware.compose.steps.pauses import MissingCheckpointerError
-from funcware.compose.wraps.double_calls import DoubleCallWarning
+from funcware.effects.double_calls import DoubleCallWarning
+from funcware.effects.ordering import MiddlewareOrderError, MiddlewareOrderWarning
+from funcware.effects.strict import UndeclaredEffectError
 
 __all__ = [
     "BrokenStackError",

@@ -13,7 +13,12 @@ The same names as LangChain 1.5's ``langchain.agents.structured_output``:
 - ``OutputToolBinding``, ``ProviderStrategyBinding``: how each schema is bound and parsed.
 """
 
-from .hooks.strategies import (
+from funcware.structured.errors import (
+    MultipleStructuredOutputsError,
+    StructuredOutputError,
+    StructuredOutputValidationError,
+)
+from funcware.structured.strategies import (
     AutoStrategy,
     OutputToolBinding,
     ProviderStrategy,
@@ -22,11 +27,6 @@ from .hooks.strategies import (
     SchemaKind,
     SchemaSpec,
     ToolStrategy,
-)
-from .hooks.structured_errors import (
-    MultipleStructuredOutputsError,
-    StructuredOutputError,
-    StructuredOutputValidationError,
 )
 
 __all__ = [

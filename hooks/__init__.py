@@ -1,6 +1,8 @@
 """funcware.hooks — writing middleware: the base class, the decorators and the types."""
 
-from .decorators import (
+from funcware.effects.declarations import EFFECTS, Declaration, declarations
+from funcware.guards.policy import SlidingWindow, StreamPolicy
+from funcware.hooks.decorators import (
     FunctionMiddleware,
     after_agent,
     after_model,
@@ -11,19 +13,16 @@ from .decorators import (
     wrap_model_call,
     wrap_tool_call,
 )
-from .effects import EFFECTS, Declaration, declarations
-from .internal_calls import internal_call_metadata
-from .middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, AgentMiddleware, HookImpl, hook_impls
-from .policies import HookTimeoutError
-from .streaming import SlidingWindow, StreamPolicy
-from .tracing import (
-    TracePolicy,
-    configure_trace_policy,
-    hook_trace_policy,
-    omit_payload,
-    resolve_trace_policy,
+from funcware.hooks.internal_calls import internal_call_metadata
+from funcware.hooks.middleware import (
+    HOOKS,
+    NODE_HOOKS,
+    WRAP_HOOKS,
+    AgentMiddleware,
+    HookImpl,
+    hook_impls,
 )
-from .types import (
+from funcware.hooks.types import (
     AgentState,
     ExtendedModelResponse,
     InputAgentState,
@@ -39,6 +38,14 @@ from .types import (
     ToolCallRequest,
     ToolRuntime,
 )
+from funcware.observe.tracing import (
+    TracePolicy,
+    configure_trace_policy,
+    hook_trace_policy,
+    omit_payload,
+    resolve_trace_policy,
+)
+from funcware.policies.hooks import HookTimeoutError
 
 __all__ = [
     "EFFECTS",

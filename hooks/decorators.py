@@ -8,7 +8,7 @@ targets on a function and works above or below the hook decorator, in either ord
 Every hook decorator takes the declarations ``reads=``, ``writes=`` (effect names),
 ``outside=``, ``inside=``, ``requires=`` (other middleware) and ``position=``
 (``"outermost"``/``"innermost"``), checked here and kept as the generated class's
-attributes (see ``funcware.hooks.effects``).
+attributes (see ``funcware.effects.declarations``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,18 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec, Unpack
 
-from .effects import ATTRS, check_applies, declare
-from .injection import Injection, injection_for
-from .middleware import DIRECT_ATTR, NODE_HOOKS, AgentMiddleware, HookName, hook_impls, where
-from .options import (
+from funcware.effects.declarations import ATTRS, check_applies, declare
+from funcware.guards.policy import check_stream_policy
+from funcware.hooks.injection import Injection, injection_for
+from funcware.hooks.middleware import (
+    DIRECT_ATTR,
+    NODE_HOOKS,
+    AgentMiddleware,
+    HookName,
+    hook_impls,
+    where,
+)
+from funcware.hooks.options import (
     AfterAgentOptions,
     AfterModelOptions,
     HookOptions,
@@ -34,10 +42,9 @@ from .options import (
     WrapModelCallOptions,
     WrapToolCallOptions,
 )
-from .policies import OnError, check_on_error, stash_options
-from .streaming import check_stream_policy
-from .types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
-from .wording import returned
+from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
+from funcware.hooks.wording import returned
+from funcware.policies.hooks import OnError, check_on_error, stash_options
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -599,7 +606,7 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.hooks.effects``).
+            (see ``funcware.effects.declarations``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -635,7 +642,7 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.hooks.effects``).
+            (see ``funcware.effects.declarations``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -671,7 +678,7 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.hooks.effects``).
+            (see ``funcware.effects.declarations``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -709,7 +716,7 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
         timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.hooks.effects``).
+            (see ``funcware.effects.declarations``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -748,7 +755,7 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
             (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``request.model``, ``model.error``
-            (see ``funcware.hooks.effects``).
+            (see ``funcware.effects.declarations``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -789,7 +796,7 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
             (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``tool.args``, ``tool.calls``
-            (see ``funcware.hooks.effects``).
+            (see ``funcware.effects.declarations``).
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.
         position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
@@ -824,7 +831,7 @@ def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
             (default: no limit).
         on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
         reads / writes: effect names it declares, e.g. ``request.model``, ``model.error``
-            (see ``funcware.hooks.effects``);
+            (see ``funcware.effects.declarations``);
             a declared prompt always writes ``request.system_message``.
         outside / inside / requires: middleware (names or classes) it must sit outside of,
             inside of, or have in the agent.

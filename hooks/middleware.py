@@ -21,12 +21,10 @@ from langgraph.types import TracePolicy
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
-from .class_hooks import check_class
-from .injection import PLAIN, Injection, injection_for
-from .lc_bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
-from .policies import OnError, apply_policies, hook_options
-from .streaming import StreamPolicy
-from .types import (
+from funcware.guards.policy import StreamPolicy
+from funcware.hooks.class_hooks import check_class
+from funcware.hooks.injection import PLAIN, Injection, injection_for
+from funcware.hooks.types import (
     JUMP_TARGETS,
     AgentState,
     JumpTo,
@@ -36,6 +34,8 @@ from .types import (
     ResponseT,
     ToolCallRequest,
 )
+from funcware.interop.bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
+from funcware.policies.hooks import OnError, apply_policies, hook_options
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -92,7 +92,7 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     stream: StreamPolicy = "pass"
     """How this middleware's output decisions govern the stream (``after_model`` and
     ``wrap_model_call`` guards): ``"pass"``, ``"buffer"`` or a ``SlidingWindow``; see
-    :mod:`funcware.hooks.streaming`."""
+    :mod:`funcware.guards.policy`."""
 
     stream_internal_calls: bool = False
     """Whether model calls this middleware makes itself (a summarizer, a grader) appear in
@@ -105,7 +105,7 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     """What this middleware's hook spans record (LangChain's attribute), e.g.
     ``TracePolicy(process_inputs=omit_payload)`` to keep the span but drop its payload;
     ``None``: the process default (``configure_trace_policy``), if any. See
-    :mod:`funcware.hooks.tracing`."""
+    :mod:`funcware.observe.tracing`."""
 
     transformers: Sequence[TransformerFactory] = ()
     """Stream transformer factories this middleware registers on the agent's graph.
@@ -115,7 +115,7 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     after its tool-call and sub-agent projections and before ``create_agent(transformers=...)``.
     """
 
-    # Declared effects and ordering constraints (see funcware.hooks.effects); None: undeclared.
+    # Declared effects and ordering constraints (funcware.effects.declarations); None: undeclared.
     reads: Collection[str] | None = None
     """Effects this middleware reads: ``"state.<key>"``, ``"request.messages"``, ..."""
     writes: Collection[str] | None = None

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from typing_extensions import TypedDict
 
-from .effects import Position
-from .policies import OnError
-from .streaming import StreamPolicy
-from .types import JumpTo
+from funcware.effects.declarations import Position
+from funcware.guards.policy import StreamPolicy
+from funcware.hooks.types import JumpTo
+from funcware.policies.hooks import OnError
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool

@@ -18,7 +18,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.typing import ContextT
 from typing_extensions import NotRequired, Required, TypedDict, TypeVar
 
-from .wording import a
+from funcware.hooks.wording import a
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
-from funcware.compose.stream.release import tool_call_chunks
+from funcware.guards.release import tool_call_chunks
 from funcware.testing import StreamingScriptedChatModel
 
 T = TypeVar("T")

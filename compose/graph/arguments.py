@@ -13,9 +13,9 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolNode
 
-from funcware.hooks.lc_bridge import is_langchain_middleware
 from funcware.hooks.middleware import AgentMiddleware, origin, where
 from funcware.hooks.wording import a
+from funcware.interop.bridge import is_langchain_middleware
 
 __all__ = ["check_list", "check_schema", "member_problem", "tool_problem"]
 

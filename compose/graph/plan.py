@@ -15,7 +15,11 @@ from typing import Any, cast
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
 
-from funcware.hooks.lc_bridge import native_fields
+from funcware.compose.chain import ComposedMiddleware, flatten
+from funcware.compose.graph.arguments import tool_problem
+from funcware.compose.graph.schema import merge_schemas, reducer_keys
+from funcware.effects.ordering import EffectsMode, Order, OrderReport, arrange, enforce
+from funcware.effects.strict import observed
 from funcware.hooks.middleware import (
     HOOKS,
     NODE_HOOKS,
@@ -26,12 +30,7 @@ from funcware.hooks.middleware import (
     origin,
 )
 from funcware.hooks.types import AgentState
-
-from ..chain import ComposedMiddleware, flatten
-from ..effects.observe import observed
-from ..effects.ordering import EffectsMode, Order, OrderReport, arrange, enforce
-from .arguments import tool_problem
-from .schema import merge_schemas, reducer_keys
+from funcware.interop.bridge import native_fields
 
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
 

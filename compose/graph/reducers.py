@@ -22,9 +22,8 @@ from langgraph.channels.topic import Topic
 from langgraph.config import get_config
 from langgraph.graph.message import add_messages
 
-from funcware.hooks.lc_bridge import native_fields
-
-from .schema import field_metadata
+from funcware.compose.graph.schema import field_metadata
+from funcware.interop.bridge import native_fields
 
 __all__ = ["Reducer", "current_reducers", "fold", "graph_reducers", "schema_reducers"]
 

@@ -13,8 +13,8 @@ from langgraph.channels.delta import DeltaChannel
 from langgraph.channels.topic import Topic
 from typing_extensions import NotRequired, Required, TypedDict
 
-from funcware.hooks.lc_bridge import native_fields
 from funcware.hooks.types import AgentState, OmitFromSchema
+from funcware.interop.bridge import native_fields
 
 __all__ = [
     "SchemaConflict",

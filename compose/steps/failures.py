@@ -27,9 +27,8 @@ import os
 
 from langgraph.errors import GraphBubbleUp
 
+from funcware.compose.steps.pauses import mark_interrupter
 from funcware.hooks.middleware import HookImpl
-
-from .pauses import mark_interrupter
 
 __all__ = [
     "ERROR_NOTES_ENV",

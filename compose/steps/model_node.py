@@ -21,22 +21,21 @@ from langgraph.errors import GraphInterrupt
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
+from funcware.compose.steps.failures import passed_through
+from funcware.compose.steps.pauses import refuse_unresumable
+from funcware.compose.steps.repair import answer_invalid_tool_calls
+from funcware.compose.stream.quiet import agent_config, current_config, hidden_calls, visible_layers
+from funcware.compose.threads.bridge import runnable_config
+from funcware.compose.wraps.onion import build_async, build_sync
+from funcware.compose.wraps.results import model_calls, tool_calls
+from funcware.compose.wraps.updates import Writes, merge_writes
+from funcware.guards.guard import StreamGuard
 from funcware.hooks.middleware import HookImpl
-from funcware.hooks.strategies import ToolStrategy
-from funcware.hooks.structured_errors import StructuredOutputError
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
 from funcware.observe.calls import acall, call, installed
-
-from ..stream.quiet import agent_config, current_config, hidden_calls, visible_layers
-from ..stream.stream_guard import StreamGuard
-from ..structured import Call, StructuredOutput, describe_format
-from ..threads.bridge import runnable_config
-from ..wraps.onion import build_async, build_sync
-from ..wraps.results import model_calls, tool_calls
-from ..wraps.updates import Writes, merge_writes
-from .failures import passed_through
-from .pauses import refuse_unresumable
-from .repair import answer_invalid_tool_calls
+from funcware.structured.errors import StructuredOutputError
+from funcware.structured.runtime import Call, StructuredOutput, describe_format
+from funcware.structured.strategies import ToolStrategy
 
 __all__ = ["ModelNode", "ToolWrapper"]
 

@@ -15,21 +15,20 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.types import Command, Send
 
+from funcware.compose.steps.failures import note_raised
+from funcware.compose.steps.jumplog import record_jump
+from funcware.compose.steps.keys import check_keys, written_keys
+from funcware.compose.steps.pauses import refuse_unresumable
+from funcware.compose.stream.quiet import hidden_calls
+from funcware.compose.threads.bridge import run_coroutine_sync, run_in_thread, runnable_config
+from funcware.compose.wraps.results import returned
+from funcware.compose.wraps.updates import update_writes
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 from funcware.hooks.wording import a
+from funcware.observe.layers import failure_outcome, node_ended
 from funcware.observe.observers import active, end, start
-
-from ..stream.quiet import hidden_calls
-from ..threads.bridge import run_coroutine_sync, run_in_thread, runnable_config
-from ..wraps.observed import failure_outcome, node_ended
-from ..wraps.results import returned
-from ..wraps.updates import update_writes
-from .failures import note_raised
-from .jumplog import record_jump
-from .keys import check_keys, written_keys
-from .pauses import refuse_unresumable
 
 __all__ = [
     "InvalidJumpError",

@@ -22,11 +22,10 @@ from langgraph.types import Command
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
+from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
 from funcware.hooks.wording import a
 from funcware.observe.calls import agent_run, installed
-
-from .always import AlwaysRunGraph
-from .jumplog import LOG_KEY, JumpLog
+from funcware.policies.always import AlwaysRunGraph
 
 __all__ = ["AgentGraph", "as_agent_graph"]
 

@@ -15,9 +15,8 @@ from typing import Any
 
 from langgraph.prebuilt import ToolCallTransformer
 
+from funcware.compose.stream.subagents import SubagentTransformer
 from funcware.hooks.middleware import TransformerFactory
-
-from .subagents import SubagentTransformer
 
 __all__ = ["agent_metadata", "agent_transformers", "member_transformers"]
 

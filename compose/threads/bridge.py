@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 
-from .pool import BridgePool, BridgeSettings, default_settings, thread_loop
+from funcware.compose.threads.pool import BridgePool, BridgeSettings, default_settings, thread_loop
 
 __all__ = [
     "BridgeSettings",

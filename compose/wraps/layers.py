@@ -21,17 +21,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from funcware.compose.steps.failures import note_passed_through, note_raised
+from funcware.compose.wraps.updates import NO_WRITES, Writes
+from funcware.effects.double_calls import check_double_call
 from funcware.hooks.middleware import HookImpl
+from funcware.observe.langsmith import langchain_runs
+from funcware.observe.layers import aobserved_layer, observed_layer
 from funcware.observe.observers import Observer, active
 
-from ..steps.failures import note_passed_through, note_raised
-from .double_calls import check_double_call
-from .langchain_runs import langchain_runs
-from .observed import aobserved_layer, observed_layer
-from .updates import NO_WRITES, Writes
-
 if TYPE_CHECKING:
-    from .onion import CallKind
+    from funcware.compose.wraps.onion import CallKind
 
 __all__ = [
     "AsyncHandler",

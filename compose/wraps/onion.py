@@ -29,10 +29,8 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from funcware.hooks.middleware import HookImpl
-
-from ..threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
-from .layers import (
+from funcware.compose.threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
+from funcware.compose.wraps.layers import (
     AsyncPiece,
     AsyncTail,
     Outcome,
@@ -45,6 +43,7 @@ from .layers import (
     sync_chain,
     tail_piece,
 )
+from funcware.hooks.middleware import HookImpl
 
 __all__ = [
     "FRAMES_PER_LAYER",

@@ -8,13 +8,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
+from funcware.compose.steps.keys import check_keys, written_keys
+from funcware.compose.wraps.onion import CallKind, Outcome
+from funcware.compose.wraps.updates import NO_WRITES, update_writes
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
 from funcware.hooks.wording import a, returned
-
-from ..steps.keys import check_keys, written_keys
-from .onion import CallKind, Outcome
-from .updates import NO_WRITES, update_writes
 
 __all__ = [
     "MODEL_CALLS",

@@ -15,13 +15,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .observers import OUTCOMES, Layer, Observer, Outcome, observing
-from .record import RunRecord, record
+from funcware.observe.observers import OUTCOMES, Layer, Observer, Outcome, observing
+from funcware.observe.record import RunRecord, record
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
 
-    from .otel import Instrumentation
+    from funcware.observe.otel import Instrumentation
 
 __all__ = [
     "OUTCOMES",
@@ -47,7 +47,7 @@ def instrument(
     Needs the ``otel`` extra (``pip install 'funcware[otel]'``).
     """
     try:
-        from . import otel
+        from funcware.observe import otel
     except ModuleNotFoundError as exc:
         if not (exc.name or "").startswith("opentelemetry"):
             raise

@@ -17,7 +17,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from .observers import Layer, active, observing
+from funcware.observe.observers import Layer, active, observing
 
 __all__ = [
     "Call",

@@ -24,8 +24,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider
 
-from .calls import Call, install, uninstall
-from .observers import Layer
+from funcware.observe.calls import Call, install, uninstall
+from funcware.observe.observers import Layer
 
 __all__ = ["Instrumentation", "instrument", "instrumented", "uninstrument"]
 

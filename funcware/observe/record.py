@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from types import TracebackType
 
-from .observers import Layer, observing
+from funcware.observe.observers import Layer, observing
 
 __all__ = ["Recording", "RunRecord", "beside_plan", "record", "timeline_line"]
 

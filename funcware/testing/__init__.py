@@ -3,16 +3,21 @@
 (``run_hook``: one middleware's hook, run without an agent); ``Cassette`` records a real
 model's calls once and replays them offline."""
 
-from .cassette import (
+from funcware.testing.cassette import (
     Cassette,
     CassetteError,
     CassetteMismatchError,
     CassetteVersionError,
     redact_text,
 )
-from .kit import HookResult, arun_hook, run_hook
-from .scripted import RecordedCall, ScriptedChatModel, ScriptExhaustedError, StructuredAnswer
-from .streaming import StreamingScriptedChatModel
+from funcware.testing.kit import HookResult, arun_hook, run_hook
+from funcware.testing.scripted import (
+    RecordedCall,
+    ScriptedChatModel,
+    ScriptExhaustedError,
+    StructuredAnswer,
+)
+from funcware.testing.streaming import StreamingScriptedChatModel
 
 __all__ = [
     "Cassette",

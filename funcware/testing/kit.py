@@ -23,7 +23,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 from langgraph.types import Command, Interrupt
 
-from funcware.compose.effects.observe import observed
 from funcware.compose.graph.schema import reducer_keys
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.keys import StateKeys
@@ -32,13 +31,13 @@ from funcware.compose.threads.bridge import run_coroutine_sync, runnable_config
 from funcware.compose.wraps.onion import CallKind, build_async, build_sync
 from funcware.compose.wraps.results import as_model_response, model_calls, tool_calls
 from funcware.compose.wraps.updates import as_update, merge_writes
-from funcware.hooks.effects import declarations
+from funcware.effects.declarations import declarations
+from funcware.effects.strict import observed
 from funcware.hooks.middleware import HOOKS, NODE_HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import AgentState, ModelRequest, ToolCallRequest
 from funcware.hooks.wording import plural
-
-from .paused import NO_RESUME, Paused, arun_in_graph, run_in_graph
-from .scripted import ScriptedChatModel
+from funcware.testing.paused import NO_RESUME, Paused, arun_in_graph, run_in_graph
+from funcware.testing.scripted import ScriptedChatModel
 
 __all__ = ["HookResult", "arun_hook", "run_hook"]
 

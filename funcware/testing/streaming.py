@@ -9,9 +9,8 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 
-from funcware.compose.stream.release import tool_call_chunks
-
-from .scripted import ScriptedChatModel
+from funcware.guards.release import tool_call_chunks
+from funcware.testing.scripted import ScriptedChatModel
 
 __all__ = ["StreamingScriptedChatModel"]
 

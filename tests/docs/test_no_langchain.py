@@ -17,7 +17,7 @@ def test_funcware_imports_and_runs_agents_without_langchain() -> None:
         import json
         import funcware, funcware.compose, funcware.hooks, funcware.interop, funcware.testing
         from funcware import cookbook
-        from funcware.hooks.lc_bridge import is_langchain_middleware, langchain_types
+        from funcware.interop.bridge import is_langchain_middleware, langchain_types
         from langchain_core.messages import AIMessage, HumanMessage
         from langchain_core.tools import tool
 

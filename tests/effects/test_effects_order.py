@@ -37,7 +37,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose.effects.ordering import CycleError, stable_order
+from funcware.effects.ordering import CycleError, stable_order
 from funcware.hooks import declarations
 
 

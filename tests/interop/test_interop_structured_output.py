@@ -148,7 +148,7 @@ def test_errors_are_caught_as_langchains_classes(build: Build) -> None:
 
 def test_funcware_errors_are_langchains_too() -> None:
     error = funcware.StructuredOutputValidationError("Invoice", ValueError("x"), AIMessage(""))
-    from funcware.hooks.structured_errors import with_langchain_class
+    from funcware.structured.errors import with_langchain_class
 
     twin = with_langchain_class(error)
     assert isinstance(twin, funcware.StructuredOutputValidationError)
@@ -353,7 +353,7 @@ def test_a_funcware_wrap_in_langchains_agent_sees_funcwares_strategy() -> None:
     ],
 )
 def test_the_native_choice_by_model_name_matches_langchain(name: str) -> None:
-    from funcware.compose.structured import supports_provider_strategy
+    from funcware.structured.runtime import supports_provider_strategy
 
     factory = require_langchain("langchain.agents.factory")
     assert supports_provider_strategy(name) == factory._supports_provider_strategy(name)
@@ -370,7 +370,7 @@ def test_the_native_choice_by_model_name_matches_langchain(name: str) -> None:
     [("gemini-2.5-pro", []), ("gemini-2.5-pro", ["t"]), ("gemini-3-pro", ["t"]), ("x", ["t"])],
 )
 def test_the_native_choice_by_profile_matches_langchain(name: str, tools: list[Any]) -> None:
-    from funcware.compose.structured import supports_provider_strategy
+    from funcware.structured.runtime import supports_provider_strategy
 
     factory = require_langchain("langchain.agents.factory")
 

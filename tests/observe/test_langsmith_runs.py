@@ -32,7 +32,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose.wraps.langchain_runs import langchain_runs
+from funcware.observe.langsmith import langchain_runs
 from funcware.testing import ScriptedChatModel
 
 

@@ -399,7 +399,7 @@ def test_always_is_for_after_agent_only() -> None:
 def test_an_agent_without_it_is_a_plain_compiled_graph() -> None:
     from langgraph.graph.state import CompiledStateGraph
 
-    from funcware.compose.steps.always import AlwaysRunGraph
+    from funcware.policies.always import AlwaysRunGraph
 
     @after_agent
     def plain(state: Any) -> None: ...

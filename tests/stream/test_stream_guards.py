@@ -40,7 +40,7 @@ from funcware import (
     hook_config,
     wrap_model_call,
 )
-from funcware.compose.stream.release import tool_call_chunks
+from funcware.guards.release import tool_call_chunks
 from funcware.testing import StreamingScriptedChatModel
 
 EMAIL = re.compile(r"[a-z]+@[a-z]+\.[a-z]{2,3}")
@@ -430,7 +430,7 @@ def _pieces(text: str, cuts: list[int]) -> list[str]:
 def test_sliding_window_never_releases_what_its_check_later_redacts(
     text: str, cuts: list[int]
 ) -> None:
-    from funcware.compose.stream.sliding import SlidingText
+    from funcware.guards.sliding import SlidingText
 
     window = SlidingText(SlidingWindow(chars=18, check=redact))  # longest address: 17
     released = ""

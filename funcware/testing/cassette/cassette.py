@@ -11,12 +11,11 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from funcware.hooks.middleware import AgentMiddleware
-
-from .canonical import jsonable
-from .errors import CassetteMismatchError
-from .models import RecordingChatModel, ReplayChatModel
-from .store import RERECORD, Deck, Match, Redact, Tape, read
-from .tools import RecordToolResults, ReplayToolResults
+from funcware.testing.cassette.canonical import jsonable
+from funcware.testing.cassette.errors import CassetteMismatchError
+from funcware.testing.cassette.models import RecordingChatModel, ReplayChatModel
+from funcware.testing.cassette.store import RERECORD, Deck, Match, Redact, Tape, read
+from funcware.testing.cassette.tools import RecordToolResults, ReplayToolResults
 
 __all__ = ["RECORD_ENV", "Cassette", "redact_text"]
 

@@ -19,10 +19,14 @@ from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import Field, PrivateAttr
 
-from funcware.compose.stream.release import as_chunk, chunks_to_message
-
-from .canonical import canonical_request, canonical_tools, dump_message, load_message
-from .store import Deck, Tape
+from funcware.guards.release import as_chunk, chunks_to_message
+from funcware.testing.cassette.canonical import (
+    canonical_request,
+    canonical_tools,
+    dump_message,
+    load_message,
+)
+from funcware.testing.cassette.store import Deck, Tape
 
 __all__ = ["RecordingChatModel", "ReplayChatModel"]
 

@@ -16,9 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from .canonical import key
-from .diff import distance, explain
-from .errors import CassetteError, CassetteMismatchError, CassetteVersionError
+from funcware.testing.cassette.canonical import key
+from funcware.testing.cassette.diff import distance, explain
+from funcware.testing.cassette.errors import (
+    CassetteError,
+    CassetteMismatchError,
+    CassetteVersionError,
+)
 
 __all__ = ["VERSION", "Deck", "Match", "Redact", "Tape", "read"]
 

@@ -16,9 +16,8 @@ from langgraph.types import Command
 
 from funcware.hooks.middleware import AgentMiddleware
 from funcware.hooks.types import ToolCallRequest
-
-from .canonical import dump_message, jsonable, load_message
-from .store import Deck, Tape
+from funcware.testing.cassette.canonical import dump_message, jsonable, load_message
+from funcware.testing.cassette.store import Deck, Tape
 
 __all__ = ["RecordToolResults", "ReplayToolResults"]
 

@@ -19,16 +19,15 @@ from typing import Annotated, Any, get_args, get_origin
 
 from typing_extensions import get_type_hints
 
+from funcware.compose.graph.arguments import member_problem
+from funcware.compose.graph.plan import AgentPlan
+from funcware.compose.graph.schema import field_metadata, strip_required
+from funcware.effects.hazards import Hazard
+from funcware.effects.ordering import Conflict
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 from funcware.observe.record import RunRecord, beside_plan
-
-from .effects.hazards import Hazard
-from .effects.ordering import Conflict
-from .graph.arguments import member_problem
-from .graph.plan import AgentPlan
-from .graph.schema import field_metadata, strip_required
-from .structured import describe_format
+from funcware.structured.runtime import describe_format
 
 __all__ = ["Explanation", "explain"]
 

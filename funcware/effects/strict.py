@@ -26,11 +26,10 @@ from langchain_core.messages.utils import convert_to_messages
 from langgraph.errors import GraphInterrupt
 from langgraph.types import Command
 
-from funcware.hooks.effects import REQUEST_FIELDS, WRITE_ONLY, Declaration
+from funcware.compose.steps.keys import written_keys
+from funcware.effects.declarations import REQUEST_FIELDS, WRITE_ONLY, Declaration
 from funcware.hooks.middleware import NODE_HOOKS, HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse
-
-from ..steps.keys import written_keys
 
 __all__ = ["UndeclaredEffectError", "observed"]
 

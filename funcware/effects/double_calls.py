@@ -12,10 +12,10 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from funcware.hooks.effects import declarations
+from funcware.effects.declarations import declarations
 
 if TYPE_CHECKING:
-    from .layers import Handler, Run
+    from funcware.compose.wraps.layers import Handler, Run
 
 __all__ = ["DoubleCallWarning", "check_double_call"]
 

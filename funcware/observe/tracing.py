@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from langgraph.types import TracePolicy, omit_payload
 
-from .middleware import origin
+from funcware.hooks.middleware import origin
 
 __all__ = [
     "TracePolicy",

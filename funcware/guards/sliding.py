@@ -7,9 +7,8 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import ToolCallChunk
 
-from funcware.hooks.streaming import SlidingWindow
-
-from .release import as_chunk
+from funcware.guards.policy import SlidingWindow
+from funcware.guards.release import as_chunk
 
 __all__ = ["SlidingText", "combine", "sliding_achunks", "sliding_chunks"]
 

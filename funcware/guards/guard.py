@@ -1,7 +1,7 @@
 """Guards that govern the stream: what a buffering or sliding guard decides is what streams.
 
 Built once per agent from the middleware's ``stream`` policies (see
-:mod:`funcware.hooks.streaming`); an agent whose guards all ``"pass"`` gets none of this.
+:mod:`funcware.guards.policy`); an agent whose guards all ``"pass"`` gets none of this.
 
 Buffered turn: the model is called without the streaming callback handlers (tracers still
 see it), so no token reaches the user. The messages the model node writes are marked as
@@ -31,13 +31,12 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Command
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
+from funcware.compose.stream.quiet import current_config, quiet_config
+from funcware.guards.policy import SlidingWindow, StreamPolicy, check_stream_policy
+from funcware.guards.release import StreamRelease, as_chunk, chunks_to_message
+from funcware.guards.sliding import combine, sliding_achunks, sliding_chunks
 from funcware.hooks.middleware import HookImpl, HookName, origin
-from funcware.hooks.streaming import SlidingWindow, StreamPolicy, check_stream_policy
 from funcware.hooks.types import PrivateStateAttr
-
-from .quiet import current_config, quiet_config
-from .release import StreamRelease, as_chunk, chunks_to_message
-from .sliding import combine, sliding_achunks, sliding_chunks
 
 __all__ = ["HELD_KEY", "StreamGuard", "with_held_field"]
 

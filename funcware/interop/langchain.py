@@ -14,9 +14,11 @@ from typing import Any, Optional
 from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict, get_type_hints
 
-from .compose import ComposedMiddleware, compose
-from .compose.threads.bridge import runnable_config
-from .hooks.lc_bridge import (
+from funcware.compose import ComposedMiddleware, compose
+from funcware.compose.threads.bridge import runnable_config
+from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
+from funcware.hooks.types import AgentState
+from funcware.interop.bridge import (
     from_lc_request,
     from_lc_result,
     lc_format,
@@ -24,8 +26,6 @@ from .hooks.lc_bridge import (
     to_lc_request,
     to_lc_result,
 )
-from .hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
-from .hooks.types import AgentState
 
 __all__ = ["to_langchain", "to_langchain_format"]
 

@@ -17,8 +17,14 @@ from typing import Annotated, Any, get_args, get_origin
 
 from typing_extensions import NotRequired, Required, get_type_hints
 
-from .strategies import AutoStrategy, ProviderStrategy, SchemaSpec, ToolStrategy
-from .types import AgentState, ExtendedModelResponse, ModelRequest, ModelResponse, OmitFromSchema
+from funcware.hooks.types import (
+    AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    OmitFromSchema,
+)
+from funcware.structured.strategies import AutoStrategy, ProviderStrategy, SchemaSpec, ToolStrategy
 
 __all__ = [
     "adapt_model_wrap",

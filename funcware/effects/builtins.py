@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .effects import Declaration, declare
+from funcware.effects.declarations import Declaration, declare
 
 __all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps", "builtin_keeps_tool_calls"]
 

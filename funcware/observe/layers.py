@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING, Any
 from langgraph.errors import GraphInterrupt
 from langgraph.types import Command
 
-from funcware.hooks.policies import HookTimeoutError
+from funcware.effects.strict import contents_of
 from funcware.hooks.types import ExtendedModelResponse
+from funcware.observe.langsmith import LangChainRuns
 from funcware.observe.observers import Observer, Outcome, end, start
-
-from ..effects.observe import contents_of
-from .langchain_runs import LangChainRuns
+from funcware.policies.hooks import HookTimeoutError
 
 if TYPE_CHECKING:
-    from .layers import Handler, Run
+    from funcware.compose.wraps.layers import Handler, Run
 
 __all__ = [
     "aobserved_layer",

@@ -35,7 +35,7 @@ from langgraph.errors import GraphBubbleUp
 from funcware.observe.observers import note_continued
 
 if TYPE_CHECKING:
-    from .middleware import HookImpl
+    from funcware.hooks.middleware import HookImpl
 
 __all__ = [
     "ALWAYS_ATTR",

@@ -1,6 +1,6 @@
 """Checking, and on request sorting, the order of a middleware list (first = outermost).
 
-Each middleware's declaration (see ``funcware.hooks.effects``) gives ordering edges
+Each middleware's declaration (see ``funcware.effects.declarations``) gives ordering edges
 "this one before that one": ``outside=`` and ``inside=`` between two present middleware,
 ``position="outermost"``/``"innermost"`` against every other. :func:`arrange` checks the
 given order against them (``order="check"``) or sorts it stably (``order="auto"``: a
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import funcware.hooks
-from funcware.hooks.effects import (
+from funcware.effects.declarations import (
     READ_ONLY,
     WRITE_ONLY,
     Declaration,
@@ -29,9 +29,8 @@ from funcware.hooks.effects import (
     ref_label,
     refers_to,
 )
+from funcware.effects.hazards import Hazard, find_hazards
 from funcware.hooks.middleware import origin
-
-from .hazards import Hazard, find_hazards
 
 __all__ = [
     "Conflict",
@@ -410,7 +409,7 @@ def united_declaration(members: Sequence[Any]) -> Declaration | None:
 @functools.cache
 def _own_folders() -> tuple[str, ...]:
     """funcware's folders, real paths: the package and the ``hooks``/``compose`` it links to."""
-    compose = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    compose = os.path.dirname(os.path.realpath(sys.modules["funcware.compose"].__file__ or ""))
     hooks = os.path.dirname(os.path.realpath(funcware.hooks.__file__))
     front = os.path.dirname(os.path.realpath(sys.modules["funcware"].__file__ or ""))
     return tuple(os.path.join(d, "") for d in (compose, hooks, front))

@@ -20,8 +20,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
-from funcware.hooks.lc_bridge import is_langchain_format, native_format
-from funcware.hooks.strategies import (
+from funcware.hooks.types import ModelRequest
+from funcware.interop.bridge import is_langchain_format, native_format
+from funcware.structured.errors import (
+    MultipleStructuredOutputsError,
+    StructuredOutputError,
+    StructuredOutputValidationError,
+    with_langchain_class,
+)
+from funcware.structured.strategies import (
     AutoStrategy,
     OutputToolBinding,
     ProviderStrategy,
@@ -29,13 +36,6 @@ from funcware.hooks.strategies import (
     ToolStrategy,
     schema_label,
 )
-from funcware.hooks.structured_errors import (
-    MultipleStructuredOutputsError,
-    StructuredOutputError,
-    StructuredOutputValidationError,
-    with_langchain_class,
-)
-from funcware.hooks.types import ModelRequest
 
 __all__ = [
     "ERROR_TEMPLATE",

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from .middleware import origin
+from funcware.hooks.middleware import origin
 
 __all__ = [
     "ATTRS",
@@ -283,6 +283,6 @@ def declarations(middleware: Any) -> Declaration | None:
         raise
     if found is not None:
         return found
-    from .lc_effects import builtin_declaration
+    from funcware.effects.builtins import builtin_declaration
 
     return builtin_declaration(middleware)

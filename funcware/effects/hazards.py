@@ -1,6 +1,6 @@
 """Hazards between hooks that all touch the messages or must see every call.
 
-Found from the declared effects (``funcware.hooks.effects``) and the order hooks run in:
+Found from the declared effects (``funcware.effects.declarations``) and the order hooks run in:
 ``before_*`` hooks run m1..mn, ``after_*`` hooks mn..m1, wraps nest m1 outermost. A
 hazard is a pair where one hook hides from another what that one needs:
 
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from funcware.hooks.effects import Declaration, applies
-from funcware.hooks.lc_effects import builtin_jumps, builtin_keeps_tool_calls
+from funcware.effects.builtins import builtin_jumps, builtin_keeps_tool_calls
+from funcware.effects.declarations import Declaration, applies
 from funcware.hooks.middleware import HookName, hook_impls, origin
 
 __all__ = ["Hazard", "find_hazards"]

@@ -29,11 +29,10 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from funcware.compose.graph.plan import AgentPlan
+from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.hooks.middleware import HookImpl
-from funcware.hooks.policies import RUN_RECORD, RunRecord
-
-from ..graph.plan import AgentPlan
-from .nodes import run_node, run_node_async
+from funcware.policies.hooks import RUN_RECORD, RunRecord
 
 __all__ = ["AlwaysRunGraph", "run_error", "with_always_run"]
 
