@@ -1,39 +1,26 @@
-"""funcware.compose — putting middleware together: ``compose()`` and ``create_agent()``.
+"""funcware.compose — the core's half that puts middleware together.
 
-Here: ``agent`` (``create_agent``), ``chain`` (``compose``), ``explain``, ``structured``
-(structured output at run time). By job: ``graph`` (the plan, schemas, reducers, edges),
-``steps`` (running node hooks and the model and tool nodes), ``wraps`` (the onion),
-``stream`` (what an agent streams, and stream guards), ``effects`` (order checks and
-``effects="strict"``), ``threads`` (the sync/async bridge).
+``chain`` (``compose()``), ``agent`` (``create_agent()``), ``seams`` (where features plug
+in), ``observing`` (who observes a run); by job: ``graph`` (the plan, schemas, reducers,
+edges), ``steps`` (running node hooks and the model and tool nodes), ``wraps`` (the
+onion), ``stream`` (what an agent streams), ``threads`` (the sync/async bridge).
+
+Its public names have one home, ``funcware``: there ``funcware.compose`` is the
+``compose()`` function, so import from ``funcware`` (``from funcware import compose,
+create_agent``); this package's modules are private.
 """
+
+from typing import Any
 
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
-from funcware.compose.graph.plan import BrokenStackError, DuplicateMiddlewareError
-from funcware.compose.steps.keys import UnknownStateKeyError, UnknownStateKeyWarning
-from funcware.compose.steps.nodes import InvalidJumpError
-from funcware.effects.hazards import Hazard
-from funcware.effects.ordering import Conflict, MiddlewareOrderError, MiddlewareOrderWarning
-from funcware.effects.strict import UndeclaredEffectError
-from funcware.explain import Explanation, explain
-from funcware.policies.always import AlwaysRunGraph, run_error
+from funcware.hooks.moved import moved
 
-__all__ = [
-    "AlwaysRunGraph",
-    "BrokenStackError",
-    "ComposedMiddleware",
-    "Conflict",
-    "DuplicateMiddlewareError",
-    "Explanation",
-    "Hazard",
-    "InvalidJumpError",
-    "MiddlewareOrderError",
-    "MiddlewareOrderWarning",
-    "UndeclaredEffectError",
-    "UnknownStateKeyError",
-    "UnknownStateKeyWarning",
-    "compose",
-    "create_agent",
-    "explain",
-    "run_error",
-]
+__all__ = ["ComposedMiddleware", "compose", "create_agent"]
+
+MOVED: dict[str, str] = {}
+"""Names that moved out of ``funcware.compose``, and their new homes (filled by ``funcware``)."""
+
+
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, MOVED)

@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
@@ -24,7 +24,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Checkpointer
 
-from funcware.compose.graph.arguments import check_list, check_schema
+from funcware.compose import seams
+from funcware.compose.graph.arguments import check_choice, check_list, check_schema
 from funcware.compose.graph.options import resolve_model
 from funcware.compose.graph.plan import AgentPlan
 from funcware.compose.graph.routing import (
@@ -36,19 +37,14 @@ from funcware.compose.graph.routing import (
 )
 from funcware.compose.graph.schema import input_output_schemas
 from funcware.compose.steps.keys import StateKeys
+from funcware.compose.steps.model_call import ModelCall
 from funcware.compose.steps.model_node import ModelNode, ToolWrapper
 from funcware.compose.steps.nodes import run_node, run_node_async
-from funcware.compose.steps.runs import as_agent_graph
+from funcware.compose.steps.runs import AgentGraph
+from funcware.compose.steps.tracing import hook_trace_policy, resolve_trace_policy
 from funcware.compose.stream.streaming import agent_metadata, agent_transformers
-from funcware.effects.ordering import EffectsMode, Order, check_choice
-from funcware.explain import attach_plan
-from funcware.guards.guard import StreamGuard, with_held_field
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
 from funcware.hooks.wording import a
-from funcware.observe.tracing import hook_trace_policy, resolve_trace_policy
-from funcware.policies.always import with_always_run
-from funcware.structured.runtime import StructuredOutput
-from funcware.structured.serde import allow_in_checkpoints
 
 __all__ = ["create_agent"]
 
@@ -67,18 +63,14 @@ _ANODE_SIGNATURE = _without_hook(run_node_async)
 
 
 def _hook_node(
-    impl: HookImpl,
-    known: frozenset[str],
-    nodes: frozenset[str] | None = None,
-    guard: StreamGuard | None = None,
+    impl: HookImpl, known: frozenset[str], nodes: frozenset[str], build: seams.Build
 ) -> RunnableCallable:
     # partials, not closures: langgraph inspects closures' code when compiling.
     node: Callable[..., Any] = partial(run_node, impl, known=known, nodes=nodes)
     anode: Callable[..., Any] = partial(run_node_async, impl, known=known, nodes=nodes)
     node.__signature__ = _NODE_SIGNATURE  # type: ignore[attr-defined]
     anode.__signature__ = _ANODE_SIGNATURE  # type: ignore[attr-defined]
-    if guard is not None and impl.label in guard.section:
-        node, anode = guard.after_node(impl.label, node), guard.aafter_node(impl.label, anode)
+    node, anode = seams.node(impl, (node, anode), build)
     return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
@@ -115,8 +107,8 @@ def create_agent(
     name: str | None = None,
     cache: Any = None,
     transformers: Sequence[TransformerFactory] | None = None,
-    order: Order = "check",
-    effects: EffectsMode = "warn",
+    order: Literal["check", "auto"] = "check",
+    effects: Literal["warn", "strict"] = "warn",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -147,19 +139,19 @@ def create_agent(
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
     check_schema(context_schema, "context_schema")
-    structured = StructuredOutput(response_format) if response_format is not None else None
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
+    options = {"response_format": response_format, "order": order, "effects": effects}
+    build = seams.Build("create_agent", options)
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),
         None if tools is None else check_list(tools, "create_agent", "tools", "tools"),
         state_schema,
-        order=order,
-        effects=effects,
+        build=build,
     )
-    plan.response_format = structured.initial if structured is not None else None
+    seams.plan(plan, build)
+    call = seams.model_call(ModelCall(), build)
     hooks = plan.hooks
-    guard = StreamGuard.build(plan.middleware, hooks)
     keys = StateKeys(plan.state_keys, strict=effects == "strict")
     for member in plan.middleware:
         resolve_trace_policy(member)  # refuses a trace_policy that is no TracePolicy
@@ -184,14 +176,12 @@ def create_agent(
         reducer_keys=plan.reducer_keys,
         state_keys=keys,
         agent_name=name,
-        guard=guard,
-        structured=structured,
+        call=call,
     )
 
-    schema = with_held_field(plan.state_schema) if guard and guard.section else plan.state_schema
-    input_schema, output_schema = input_output_schemas(schema)
+    input_schema, output_schema = input_output_schemas(plan.state_schema)
     graph: StateGraph[Any, Any, Any, Any] = StateGraph(
-        schema,
+        plan.state_schema,
         context_schema=context_schema,
         input_schema=input_schema,
         output_schema=output_schema,
@@ -204,11 +194,11 @@ def create_agent(
     for impl in node_hooks:
         graph.add_node(
             impl.label,
-            _hook_node(impl, keys, nodes, guard),
+            _hook_node(impl, keys, nodes, build),
             trace_policy=hook_trace_policy(impl.middleware),
         )
 
-    _wire(graph, plan, tool_node, structured.tool_names if structured else frozenset())
+    _wire(graph, plan, tool_node, plan.answer_tools)
     compiled = graph.compile(
         checkpointer=checkpointer,
         store=store,
@@ -223,11 +213,9 @@ def create_agent(
     compiled.config = merge_configs(
         compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
     )
-    if structured is not None:
-        allow_in_checkpoints(compiled, structured.schema_types())
-    compiled = with_always_run(compiled, plan)
-    attach_plan(compiled, plan)
-    return as_agent_graph(compiled)  # the same graph; its errors name the hooks involved
+    agent = AgentGraph.adopt(compiled, plan)
+    seams.compiled(agent, build)
+    return agent
 
 
 def _wire(

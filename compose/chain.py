@@ -4,12 +4,17 @@ Wrap hooks become one onion (first argument outermost) whose commands are merged
 outer layer wins; ``before_*`` hooks run the members in order and ``after_*`` in reverse,
 each seeing the state as updated by the ones before it. Composites nest and flatten:
 ``compose(compose(a, b), c)`` is ``compose(a, b, c)``.
+
+A composite is only a value until its own hooks are called: ``create_agent`` flattens it
+into its members and runs every check on the whole list; called alone (a unit test with a
+stub handler), it checks its members through the same seams and builds its onions once,
+on its first call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
@@ -17,13 +22,13 @@ from langgraph.types import Command
 from funcware.compose.graph.arguments import member_problem
 from funcware.compose.graph.reducers import Reducer, current_reducers, fold, schema_reducers
 from funcware.compose.graph.schema import merge_schemas
+from funcware.compose.seams import Build, arrange, transform
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.stream.streaming import member_transformers
 from funcware.compose.wraps.onion import build_async, build_sync
 from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
 from funcware.compose.wraps.updates import Writes, as_update, merge_writes, update_writes
-from funcware.effects.ordering import Order, arrange, check_choice, enforce, united_declaration
 from funcware.hooks.middleware import (
     HOOKS,
     AgentMiddleware,
@@ -72,11 +77,23 @@ def _base_response(value: object, where: str) -> ModelResponse[Any]:
     return response
 
 
+class _Built:
+    """A composite's checked hooks and its onions, built once."""
+
+    def __init__(self, by_hook: dict[HookName, list[HookImpl]]) -> None:
+        self.by_hook = by_hook
+        model, tool = by_hook["wrap_model_call"], by_hook["wrap_tool_call"]
+        self.model_sync = build_sync(model, MODEL_CALLS)
+        self.model_async = build_async(model, MODEL_CALLS)
+        self.tool_sync = build_sync(tool, TOOL_CALLS)
+        self.tool_async = build_async(tool, TOOL_CALLS)
+
+
 class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     """Several middleware acting as one. Build it with :func:`compose`."""
 
     def __init__(
-        self, members: Sequence[object], name: str | None = None, order: Order = "check"
+        self, members: Sequence[object], name: str | None = None, order: str = "check"
     ) -> None:
         if len(members) == 1 and isinstance(members[0], (list, tuple)):
             raise TypeError(
@@ -85,16 +102,14 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             )
         if name is not None and (not isinstance(name, str) or not name):
             raise TypeError(f"compose(name={name!r}) must be a non-empty str.")
-        check_choice(order, "order", ("check", "auto"), "compose()")
-        self.ordering = arrange(flatten(members), order, whole=False)
-        enforce(self.ordering, "warn", "compose()")
-        self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(self.ordering.order)
-        united = united_declaration(self.members)
-        self.__funcware_declaration__ = united
-        if united is not None:
-            self.reads, self.writes = sorted(united.reads), sorted(united.writes)
-            self.outside, self.inside = list(united.outside), list(united.inside)
-            self.requires, self.position = list(united.requires), united.position
+        given = flatten(members)
+        self.order = order
+        """The ``order=`` it was given (``"check"`` or ``"auto"``), for the features."""
+        self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(
+            arrange(given, Build("compose()", {"order": order}, report=False))
+            if order != "check"
+            else given
+        )
         self.name = name or "+".join(m.name for m in self.members) or "compose()"
         self.state_schema = merge_schemas(
             [(f"middleware {m.name!r}", m.state_schema) for m in self.members],
@@ -103,22 +118,24 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         self.tools = [tool for m in self.members for tool in getattr(m, "tools", ())]
         self.transformers = member_transformers(self.members)
         self._reducers = schema_reducers(self.state_schema)
-        member_hooks = [hook_impls(m) for m in self.members]
-        self._by_hook: dict[HookName, list[HookImpl]] = {
-            hook: [hooks[hook] for hooks in member_hooks if hook in hooks] for hook in HOOKS
-        }
-        model = self._by_hook["wrap_model_call"]
-        tool = self._by_hook["wrap_tool_call"]
-        self._model_sync = build_sync(model, MODEL_CALLS)
-        self._model_async = build_async(model, MODEL_CALLS)
-        self._tool_sync = build_sync(tool, TOOL_CALLS)
-        self._tool_async = build_async(tool, TOOL_CALLS)
-        self._hooks = self._own_hooks()
+        self._built: _Built | None = None
+
+    def _ready(self) -> _Built:
+        """The members' hooks and onions, checked and built on the first call."""
+        if self._built is None:
+            build = Build("compose()", {"order": self.order})
+            arrange(list(self.members), build)
+            by_hook: dict[HookName, list[HookImpl]] = {hook: [] for hook in HOOKS}
+            for member in self.members:
+                for hook, impl in hook_impls(member).items():
+                    by_hook[hook].append(transform(impl, build))
+            self._built = _Built(by_hook)
+        return self._built
 
     def _own_hooks(self) -> dict[HookName, HookImpl]:
         own: dict[HookName, HookImpl] = {}
         for hook in HOOKS:
-            impls = self._by_hook[hook]
+            impls = [impl for m in self.members if (impl := hook_impls(m).get(hook))]
             if not impls:
                 continue
             jumps = {t for impl in impls for t in impl.can_jump_to}
@@ -132,7 +149,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         return own
 
     def __funcware_hooks__(self) -> dict[HookName, HookImpl]:
-        return self._hooks
+        return self._own_hooks()
 
     def __repr__(self) -> str:
         return f"compose({', '.join(repr(m) for m in self.members)})"
@@ -157,7 +174,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             with passed_through:
                 return _base_response(handler(r), where)
 
-        response, writes = self._model_sync(request, tail)
+        response, writes = self._ready().model_sync(request, tail)
         return self._model_result(response, writes)
 
     async def awrap_model_call(
@@ -172,7 +189,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             with passed_through:
                 return _base_response(await handler(r), where)
 
-        response, writes = await self._model_async(request, tail)
+        response, writes = await self._ready().model_async(request, tail)
         return self._model_result(response, writes)
 
     def wrap_tool_call(
@@ -186,7 +203,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             with passed_through:
                 return handler(r)
 
-        result, _ = self._tool_sync(request, tail)
+        result, _ = self._ready().tool_sync(request, tail)
         return result  # type: ignore[no-any-return]
 
     async def awrap_tool_call(
@@ -200,13 +217,13 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
             with passed_through:
                 return await handler(r)
 
-        result, _ = await self._tool_async(request, tail)
+        result, _ = await self._ready().tool_async(request, tail)
         return result  # type: ignore[no-any-return]
 
     # -- node hooks ---------------------------------------------------------------
 
     def _members_for(self, hook: HookName) -> list[HookImpl]:
-        impls = self._by_hook[hook]
+        impls = self._ready().by_hook[hook]
         return list(reversed(impls)) if hook.startswith("after_") else impls
 
     def _fold(
@@ -301,15 +318,16 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
 
 
 def compose(
-    *middleware: AgentMiddleware[Any, Any, Any], name: str | None = None, order: Order = "check"
+    *middleware: AgentMiddleware[Any, Any, Any],
+    name: str | None = None,
+    order: Literal["check", "auto"] = "check",
 ) -> ComposedMiddleware:
     """Many middleware as one; the first is the outermost layer.
 
     The result is itself a middleware: use it in ``create_agent``, nest it in another
     ``compose``, or call its hooks directly with a stub handler to unit-test an onion.
-    The members' declared constraints are checked (``MiddlewareOrderError``), or with
-    ``order="auto"`` the members are sorted to satisfy them; effects that two members
-    touch with no constraint ordering them get a ``MiddlewareOrderWarning`` each. The
-    composite declares the union of its members' declarations.
+    ``create_agent`` checks the whole flattened list (declared constraints, hazards);
+    a composite called alone checks its members the same way on its first call. With
+    ``order="auto"`` the members are sorted to satisfy their declared constraints.
     """
     return ComposedMiddleware(middleware, name=name, order=order)

@@ -3,30 +3,42 @@
 Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or as
 ``AgentMiddleware`` subclasses, combine them with ``compose()``, run them with
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
+
+This module is the front door: it imports the core (``funcware.hooks``,
+``funcware.compose``) and registers the features on the core's seams (effects, stream
+guards, policies, structured output, LangChain interop, observation). A feature's own
+modules load only when an agent uses it; its public names here load on first use.
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
-from funcware.compose import (
-    ComposedMiddleware,
-    Explanation,
-    MiddlewareOrderError,
-    MiddlewareOrderWarning,
-    UndeclaredEffectError,
-    compose,
-    create_agent,
-    explain,
-    run_error,
+import funcware.compose as _compose_package
+import funcware.hooks as _hooks_package
+from funcware import effects, guards, interop, policies, structured
+from funcware.compose.agent import create_agent
+from funcware.compose.chain import ComposedMiddleware, compose
+from funcware.compose.observing import register_watcher
+from funcware.compose.steps.tracing import (
+    TracePolicy,
+    configure_trace_policy,
+    omit_payload,
+    resolve_trace_policy,
 )
-from funcware.compose.threads.bridge import BridgeSettings, configure_bridge
 from funcware.errors import (
     BrokenStackError,
     DoubleCallWarning,
+    DuplicateMiddlewareError,
     FuncwareDeprecationWarning,
+    HookTimeoutError,
     InvalidJumpError,
+    MiddlewareOrderError,
+    MiddlewareOrderWarning,
     MissingCheckpointerError,
+    UndeclaredEffectError,
     UnknownNodeError,
     UnknownStateKeyError,
     UnknownStateKeyWarning,
@@ -35,7 +47,6 @@ from funcware.hooks import (
     AgentMiddleware,
     AgentState,
     ExtendedModelResponse,
-    HookTimeoutError,
     InputAgentState,
     JumpTo,
     ModelCallResult,
@@ -46,49 +57,144 @@ from funcware.hooks import (
     OmitFromSchema,
     OutputAgentState,
     PrivateStateAttr,
-    SlidingWindow,
-    StreamPolicy,
     ToolCallRequest,
     ToolRuntime,
-    TracePolicy,
     after_agent,
     after_model,
     before_agent,
     before_model,
-    configure_trace_policy,
     dynamic_prompt,
     hook_config,
     internal_call_metadata,
-    omit_payload,
-    resolve_trace_policy,
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.structured_output import (
-    AutoStrategy,
-    MultipleStructuredOutputsError,
-    OutputToolBinding,
-    ProviderStrategy,
-    ProviderStrategyBinding,
-    ResponseFormat,
-    StructuredOutputError,
-    StructuredOutputValidationError,
-    ToolStrategy,
-)
+from funcware.hooks.moved import moved
+
+if TYPE_CHECKING:
+    from funcware.explain import Explanation, explain
+    from funcware.guards.policy import SlidingWindow, StreamPolicy
+    from funcware.policies import run_error
+    from funcware.structured_output import (
+        AutoStrategy,
+        MultipleStructuredOutputsError,
+        OutputToolBinding,
+        ProviderStrategy,
+        ProviderStrategyBinding,
+        ResponseFormat,
+        StructuredOutputError,
+        StructuredOutputValidationError,
+        ToolStrategy,
+    )
 
 try:
     __version__ = version("funcware")
 except PackageNotFoundError:  # imported from a checkout that was never installed
     __version__ = "0+unknown"
 
+# The features, on the core's seams (in the order a build consults them).
+interop.register()
+effects.register()
+policies.register()
+structured.register()
+guards.register()
+register_watcher(lambda: import_module("funcware.observe.watch").WATCH)
+
+_LAZY = {
+    "Explanation": "funcware.explain",
+    "explain": "funcware.explain",
+    "SlidingWindow": "funcware.guards.policy",
+    "StreamPolicy": "funcware.guards.policy",
+    "run_error": "funcware.policies",
+    **{
+        name: "funcware.structured_output"
+        for name in (
+            "AutoStrategy",
+            "MultipleStructuredOutputsError",
+            "OutputToolBinding",
+            "ProviderStrategy",
+            "ProviderStrategyBinding",
+            "ResponseFormat",
+            "StructuredOutputError",
+            "StructuredOutputValidationError",
+            "ToolStrategy",
+        )
+    },
+}
+"""Public names of features, loaded on first use (``from funcware import explain``)."""
+
+_MOVED = {
+    "BridgeSettings": "funcware.compose.threads.pool",
+    "configure_bridge": "funcware.compose.threads.bridge",
+}
+"""Names this module no longer exports (internals), with where they live now."""
+
+_hooks_package.MOVED.update(
+    {
+        **dict.fromkeys(
+            ("EFFECTS", "Declaration", "declarations"), "funcware.effects.declarations"
+        ),
+        **dict.fromkeys(
+            ("HOOKS", "NODE_HOOKS", "WRAP_HOOKS", "HookImpl", "hook_impls"),
+            "funcware.hooks.middleware",
+        ),
+        "HookTimeoutError": "funcware.errors",
+        "SlidingWindow": "funcware.guards",
+        "StreamPolicy": "funcware.guards",
+        **dict.fromkeys(
+            (
+                "TracePolicy",
+                "configure_trace_policy",
+                "hook_trace_policy",
+                "omit_payload",
+                "resolve_trace_policy",
+            ),
+            "funcware.compose.steps.tracing",
+        ),
+    }
+)
+_compose_package.MOVED.update(
+    {
+        **dict.fromkeys(
+            (
+                "BrokenStackError",
+                "DuplicateMiddlewareError",
+                "InvalidJumpError",
+                "MiddlewareOrderError",
+                "MiddlewareOrderWarning",
+                "UndeclaredEffectError",
+                "UnknownStateKeyError",
+                "UnknownStateKeyWarning",
+            ),
+            "funcware.errors",
+        ),
+        "AlwaysRunGraph": "funcware.compose.steps.runs",
+        "Conflict": "funcware.effects.ordering",
+        "Hazard": "funcware.effects.hazards",
+        "Explanation": "funcware.explain",
+        "explain": "funcware.explain",
+        "run_error": "funcware.policies",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    home = _LAZY.get(name)
+    if home is not None:
+        value = getattr(import_module(home), name)
+        globals()[name] = value
+        return value
+    return moved(__name__, name, _MOVED)
+
+
 __all__ = [
     "AgentMiddleware",
     "AgentState",
     "AutoStrategy",
-    "BridgeSettings",
     "BrokenStackError",
     "ComposedMiddleware",
     "DoubleCallWarning",
+    "DuplicateMiddlewareError",
     "Explanation",
     "ExtendedModelResponse",
     "FuncwareDeprecationWarning",
@@ -131,7 +237,6 @@ __all__ = [
     "before_agent",
     "before_model",
     "compose",
-    "configure_bridge",
     "configure_trace_policy",
     "create_agent",
     "dynamic_prompt",

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from funcware.compose import explain
+from funcware.explain import explain
 
 
 def _fail(message: str) -> NoReturn:

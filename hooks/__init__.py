@@ -1,7 +1,13 @@
-"""funcware.hooks — writing middleware: the base class, the decorators and the types."""
+"""funcware.hooks — writing middleware: the base class, the decorators and the types.
 
-from funcware.effects.declarations import EFFECTS, Declaration, declarations
-from funcware.guards.policy import SlidingWindow, StreamPolicy
+Options of the decorators that belong to a feature (``timeout=``, ``stream=``,
+``reads=``, ...) are documented with the feature (:mod:`funcware.policies`,
+:mod:`funcware.guards`, :mod:`funcware.effects`); :mod:`funcware.hooks.options` lists
+them all.
+"""
+
+from typing import Any
+
 from funcware.hooks.decorators import (
     FunctionMiddleware,
     after_agent,
@@ -14,14 +20,8 @@ from funcware.hooks.decorators import (
     wrap_tool_call,
 )
 from funcware.hooks.internal_calls import internal_call_metadata
-from funcware.hooks.middleware import (
-    HOOKS,
-    NODE_HOOKS,
-    WRAP_HOOKS,
-    AgentMiddleware,
-    HookImpl,
-    hook_impls,
-)
+from funcware.hooks.middleware import AgentMiddleware
+from funcware.hooks.moved import moved
 from funcware.hooks.types import (
     AgentState,
     ExtendedModelResponse,
@@ -38,27 +38,12 @@ from funcware.hooks.types import (
     ToolCallRequest,
     ToolRuntime,
 )
-from funcware.observe.tracing import (
-    TracePolicy,
-    configure_trace_policy,
-    hook_trace_policy,
-    omit_payload,
-    resolve_trace_policy,
-)
-from funcware.policies.hooks import HookTimeoutError
 
 __all__ = [
-    "EFFECTS",
-    "HOOKS",
-    "NODE_HOOKS",
-    "WRAP_HOOKS",
     "AgentMiddleware",
     "AgentState",
-    "Declaration",
     "ExtendedModelResponse",
     "FunctionMiddleware",
-    "HookImpl",
-    "HookTimeoutError",
     "InputAgentState",
     "JumpTo",
     "ModelCallResult",
@@ -69,24 +54,22 @@ __all__ = [
     "OmitFromSchema",
     "OutputAgentState",
     "PrivateStateAttr",
-    "SlidingWindow",
-    "StreamPolicy",
     "ToolCallRequest",
     "ToolRuntime",
-    "TracePolicy",
     "after_agent",
     "after_model",
     "before_agent",
     "before_model",
-    "configure_trace_policy",
-    "declarations",
     "dynamic_prompt",
     "hook_config",
-    "hook_impls",
-    "hook_trace_policy",
     "internal_call_metadata",
-    "omit_payload",
-    "resolve_trace_policy",
     "wrap_model_call",
     "wrap_tool_call",
 ]
+
+MOVED: dict[str, str] = {}
+"""Names that moved out of ``funcware.hooks``, and their new homes (filled by ``funcware``)."""
+
+
+def __getattr__(name: str) -> Any:
+    return moved(__name__, name, MOVED)

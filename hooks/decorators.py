@@ -5,15 +5,14 @@ the function (or ``name=``) and return its instance. The instance stays callable
 like the function, so it can be unit-tested without an agent. ``hook_config`` stashes jump
 targets on a function and works above or below the hook decorator, in either order.
 
-Every hook decorator takes the declarations ``reads=``, ``writes=`` (effect names),
-``outside=``, ``inside=``, ``requires=`` (other middleware) and ``position=``
-(``"outermost"``/``"innermost"``), checked here and kept as the generated class's
-attributes (see ``funcware.effects.declarations``).
+Which options each decorator takes, how they are checked and where they land is the
+registry's (:mod:`funcware.hooks.options`): the core's options are handled here, the
+features' are checked by the function each feature registered and kept on the generated
+class or the hook method.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
 import inspect
 import sys
@@ -23,8 +22,6 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec, Unpack
 
-from funcware.effects.declarations import ATTRS, check_applies, declare
-from funcware.guards.policy import check_stream_policy
 from funcware.hooks.injection import Injection, injection_for
 from funcware.hooks.middleware import (
     DIRECT_ATTR,
@@ -37,14 +34,18 @@ from funcware.hooks.middleware import (
 from funcware.hooks.options import (
     AfterAgentOptions,
     AfterModelOptions,
+    Context,
     HookOptions,
     NodeOptions,
     WrapModelCallOptions,
     WrapToolCallOptions,
+    document,
+    option,
+    options_for,
+    unknown_option,
 )
 from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
 from funcware.hooks.wording import returned
-from funcware.policies.hooks import OnError, check_on_error, stash_options
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -151,66 +152,31 @@ def _caller() -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-def _unknown_option(decorator: str, key: str, allowed: Sequence[str], at: str) -> str:
-    if key == "can_jump_to":
-        return (
-            f"@{decorator} (at {at}) does not take can_jump_to: only {_NODE_HOOK_NAMES} "
-            "hooks can jump. From a wrap, return a response without calling the handler "
-            "to skip the model (or tool); to end the run, use an after_model hook with "
-            "can_jump_to=['end']."
-        )
-    close = difflib.get_close_matches(key, allowed, n=1)
-    hint = f" Did you mean {close[0]}=?" if close else ""
-    return (
-        f"@{decorator} (at {at}) got an unknown option {key}=.{hint} Its options: "
-        f"{', '.join(allowed) or 'none'}."
-    )
-
-
-def _friendly(
-    options_of: Callable[..., Any] | None = None,
-    only: type | None = None,
-    shown: type | None = None,
-) -> Callable[[F], F]:
+def _friendly(typed: type | None = None) -> Callable[[F], F]:
     """Check a public decorator's options before it runs, with messages that cite the caller.
 
-    The allowed options are the keyword-only parameters of ``options_of`` (else of the
-    decorator itself; node decorators use :func:`_lift`'s), so an option added there is
-    accepted here without more code; ``only`` (a TypedDict of ``.options``) keeps those it
-    names, in ``options_of``'s order, and gives them its annotations. ``shown`` (such a
-    TypedDict) limits the signature ``help()`` shows to its options, with its annotations,
-    and leaves the others accepted, so that their misuse gets :func:`_lift`'s own message.
+    The options it takes are the registry's (:func:`~funcware.hooks.options.options_for`);
+    ``typed`` (the decorator's ``TypedDict``) gives ``help()`` their annotations.
     """
 
     def wrap(public: F) -> F:
-        source = options_of or public
-        params = dict(inspect.signature(source).parameters)
-        named: dict[str, Any] = dict(only.__annotations__) if only is not None else {}
-        allowed = tuple(
-            n
-            for n, p in params.items()
-            if p.kind is p.KEYWORD_ONLY and n != "decorator" and (only is None or n in named)
-        )
-        if shown is not None:
-            named = dict(shown.__annotations__)
-        for n in named:
-            text = getattr(named[n], "__forward_arg__", named[n])
-            params[n] = params[n].replace(annotation=text)
         name = public.__name__
-        own = inspect.signature(public).parameters.values()
-        takes_function = any(p.kind is p.POSITIONAL_ONLY for p in own)
+        own = inspect.signature(public).parameters
+        takes_function = any(p.kind is p.POSITIONAL_ONLY for p in own.values())
 
         @functools.wraps(public)
         def checked(*args: Any, **options: Any) -> Any:
+            allowed = {o.name for o in options_for(name)}
             for key in options:
                 if key not in allowed:
-                    raise TypeError(_unknown_option(name, key, allowed, _caller()))
+                    raise TypeError(unknown_option(name, key, _caller()))
             if args and not takes_function:
                 target = args[0]
                 what = _label(target) if callable(target) else repr(target)
+                listed = ", ".join(f"{o}=..." for o in own if o != "func")
                 raise TypeError(
-                    f"@{name} needs its options in parentheses: write "
-                    f"@{name}({', '.join(f'{o}=...' for o in allowed)}) above {what}."
+                    f"@{name} needs its options in parentheses: write @{name}({listed}) "
+                    f"above {what}."
                 )
             if len(args) > 1:
                 raise TypeError(
@@ -219,14 +185,41 @@ def _friendly(
                 )
             return public(*args, **options)
 
-        keywords = [params[n] for n in allowed if shown is None or n in named]
-        first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
-        checked.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            (first if takes_function else []) + keywords
-        )
+        if typed is not None:
+            annotations = typed.__annotations__
+            keywords = [
+                inspect.Parameter(
+                    key,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=getattr(option(key), "default", None),
+                    annotation=getattr(hint, "__forward_arg__", hint),
+                )
+                for key, hint in annotations.items()
+            ]
+            first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
+            checked.__signature__ = inspect.Signature(first + keywords)  # type: ignore[attr-defined]
+        document(name, checked)
         return checked  # type: ignore[return-value]
 
     return wrap
+
+
+def _stash(target: Any, options: dict[str, Any], context: Context) -> dict[str, Any]:
+    """Check the features' ``options``; mark ``target`` with the method ones, and return
+    the class ones (attributes of the generated class)."""
+    attributes: dict[str, Any] = {}
+    for key, value in options.items():
+        found = option(key)
+        if found is None or found.check is None:
+            continue
+        if value is found.default or (value == found.default and type(value) is bool):
+            continue
+        kept = found.check(value, context)
+        if found.target == "method":
+            setattr(target, found.mark, kept)
+        else:
+            attributes[key] = kept
+    return attributes
 
 
 @_friendly()
@@ -242,12 +235,6 @@ def hook_config(
     Put it above or below a hook decorator, or on a hook method of an
     ``AgentMiddleware`` subclass. Targets from several places are united.
 
-    Options:
-        can_jump_to: the targets the hook may return as ``{"jump_to": ...}``.
-        timeout: seconds the hook (a wrap hook: its layer and all inside it) may take
-            before ``HookTimeoutError``.
-        always: an ``after_agent`` hook that also runs when the run fails.
-
     Example::
 
         @hook_config(can_jump_to=["end"])
@@ -255,14 +242,17 @@ def hook_config(
         def stop_on_done(state):
             return {"jump_to": "end"} if "DONE" in state["messages"][-1].text else None
     """
-    policies = timeout is not None or always
+    given = {"timeout": timeout, "always": always}
+    marked = {key: value for key, value in given.items() if value not in (None, False)}
 
     def decorator(target: F) -> F:
         if isinstance(target, FunctionMiddleware):
-            if can_jump_to is not None or not policies:
+            if can_jump_to is not None or not marked:
                 _add_jumps_to_generated(target, can_jump_to)
-            if policies:
-                _add_policies_to_generated(target, timeout, always)
+            for impl in hook_impls(target).values():
+                name = impl.hook if impl.sync is not None else "a" + impl.hook
+                context = Context("hook_config", impl.hook, _label(target.__wrapped__))
+                _stash(type(target).__dict__[name], marked, context)
             return target
         if inspect.isclass(target):
             raise TypeError(
@@ -272,9 +262,7 @@ def hook_config(
                 "inside the class."
             )
         func = _check_function(target, "hook_config")
-        stash_options(
-            func, timeout=timeout, always=always, source=f"@hook_config on {_label(func)}"
-        )
+        _stash(func, marked, Context("hook_config", "", _label(func)))
         jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
         old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
         setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
@@ -301,25 +289,6 @@ def _add_jumps_to_generated(
         adapter = type(middleware).__dict__[name]
         old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
         setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
-
-
-def _add_policies_to_generated(
-    middleware: FunctionMiddleware[Any, Any], timeout: float | None, always: bool
-) -> None:
-    for impl in hook_impls(middleware).values():
-        if always and impl.hook != "after_agent":
-            raise TypeError(
-                f"@hook_config(always=True) was applied to middleware {middleware.name!r} "
-                f"({_label(middleware.__wrapped__)}), a {impl.hook} hook; only after_agent "
-                "hooks can always run."
-            )
-        name = impl.hook if impl.sync is not None else "a" + impl.hook
-        stash_options(
-            type(middleware).__dict__[name],
-            timeout=timeout,
-            always=always,
-            source=f"@hook_config on {_label(middleware.__wrapped__)}",
-        )
 
 
 def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
@@ -427,29 +396,6 @@ def _check_schema(state_schema: object, func: Callable[..., Any], decorator: str
         )
 
 
-_GUARD_HOOKS = ("after_model", "wrap_model_call")
-
-
-def _stream_options(
-    func: Callable[..., Any], hook: HookName, decorator: str, stream: object, internal: object
-) -> dict[str, Any]:
-    """The class attributes for ``stream=`` and ``stream_internal_calls=``, if not defaults."""
-    owner = f"@{decorator} for {_label(func)}"
-    options: dict[str, Any] = {}
-    if stream != "pass":
-        if hook not in _GUARD_HOOKS:
-            raise TypeError(
-                f"{owner} got stream={stream!r}, but stream= governs what a guard lets through "
-                "to the stream and applies to after_model and wrap_model_call hooks only."
-            )
-        options["stream"] = check_stream_policy(stream, owner)
-    if internal is not False:
-        if internal is not True:
-            raise TypeError(f"{owner} got stream_internal_calls={internal!r}; use True or False.")
-        options["stream_internal_calls"] = True
-    return options
-
-
 def _lift(
     target: object,
     hook: HookName,
@@ -460,44 +406,28 @@ def _lift(
     tools: Sequence[BaseTool | dict[str, Any]] | None = None,
     can_jump_to: Sequence[JumpTo] | None = None,
     name: str | None = None,
-    stream: object = "pass",
     stream_internal_calls: bool = False,
-    timeout: float | None = None,
-    on_error: OnError = "raise",
-    always: bool = False,
-    reads: object = None,
-    writes: object = None,
-    outside: object = None,
-    inside: object = None,
-    requires: object = None,
-    position: object = None,
+    **options: Any,
 ) -> FunctionMiddleware[Any, Any]:
+    """The generated middleware for ``target``; ``options`` are the features' (checked by
+    the function each registered)."""
     func = _check_function(target, decorator)
-    source = f"@{decorator} for {_label(func)}"
-    declared = _declared(
-        reads=reads,
-        writes=writes,
-        outside=outside,
-        inside=inside,
-        requires=requires,
-        position=position,
-    )
-    declaration = _declaration(func, decorator, hook, declared)
-    policy = check_on_error(on_error, source)
-    if hook != "after_agent" and (always or getattr(func, "__funcware_always__", False)):
-        raise TypeError(
-            f"{'@hook_config' if not always else '@' + decorator}(always=True) on "
-            f"{_label(func)} has no effect on a {hook} hook; only after_agent hooks can "
-            "always run."
-        )
+    context = Context(decorator, hook, _label(func))
     _check_schema(state_schema, func, decorator)
-    streaming = _stream_options(func, hook, decorator, stream, stream_internal_calls)
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
+    if not isinstance(stream_internal_calls, bool):
+        raise TypeError(
+            f"{context.source} got stream_internal_calls={stream_internal_calls!r}; "
+            "use True or False."
+        )
     method = adapter(func)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
-    stash_options(method, timeout=timeout, always=always, source=source)
+    attributes = _stash(method, options, context)
+    for found in options_for("hook_config"):  # marks hook_config left on the function
+        if found.target == "method" and hasattr(func, found.mark):
+            _stash(method, {found.name: getattr(func, found.mark)}, context)
     if hook in NODE_HOOKS:
         jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
@@ -516,34 +446,14 @@ def _lift(
         "__doc__": getattr(func, "__doc__", None),
         "state_schema": state_schema if state_schema is not None else AgentState,
         "tools": list(tools or ()),
-        **streaming,
-        "on_error": policy,
+        **attributes,
     }
-    if declaration is not None:
-        namespace.update({key: getattr(declaration, key) for key in ATTRS})
+    if stream_internal_calls:
+        namespace["stream_internal_calls"] = True
     cls = type(class_name, (FunctionMiddleware,), namespace)
     instance: FunctionMiddleware[Any, Any] = cls()
     functools.update_wrapper(instance, func, updated=())
     return instance
-
-
-def _declaration(
-    func: Callable[..., Any], decorator: str, hook: HookName, declared: dict[str, Any]
-) -> Any:
-    """The checked ``reads=``/``writes=``/ordering keywords of one decorated hook."""
-    source = f"@{decorator} for {_label(func)}"
-    if decorator == "dynamic_prompt" and any(v is not None for v in declared.values()):
-        writes = [*(declared.get("writes") or ()), "request.system_message"]
-        declared = {**declared, "writes": writes}
-    declaration = declare(source, **declared)
-    if declaration is not None:
-        check_applies(declaration, hook, source)
-    return declaration
-
-
-def _declared(**values: Any) -> dict[str, Any]:
-    """The declaration keywords out of ``values`` (absent ones ``None``)."""
-    return {key: values.get(key) for key in ATTRS}
 
 
 class Lifted(Protocol):
@@ -586,14 +496,12 @@ _wrap_tool_call = _hook_decorator(
 )
 _dynamic_prompt = _hook_decorator("wrap_model_call", _prompt_adapter, "dynamic_prompt")
 
-# The option lines below follow the order of the decorator's TypedDict in .options.
-
 
 @overload
 def before_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_agent(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(_lift, shown=NodeOptions)
+@_friendly(NodeOptions)
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
 
@@ -601,20 +509,6 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
     ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
     Use it bare (``@before_agent``) or with options (``@before_agent(name=...)``).
 
-    Options:
-        name: the middleware's name (default: the function's); node ``"{name}.before_agent"``.
-        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.effects.declarations``).
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
-        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
-        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        stream_internal_calls: True shows model calls the hook makes itself in the message
-            stream (default: hidden).
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
 
     Example::
 
@@ -629,7 +523,7 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
 def before_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_model(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(_lift, shown=NodeOptions)
+@_friendly(NodeOptions)
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run before every model call.
 
@@ -637,20 +531,6 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
     ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
     Use it bare (``@before_model``) or with options (``@before_model(name=...)``).
 
-    Options:
-        name: the middleware's name (default: the function's); node ``"{name}.before_model"``.
-        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.effects.declarations``).
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
-        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
-        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        stream_internal_calls: True shows model calls the hook makes itself in the message
-            stream (default: hidden).
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
 
     Example::
 
@@ -665,7 +545,7 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
 def after_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_model(func: None = None, /, **options: Unpack[AfterModelOptions]) -> Lifted: ...
-@_friendly(_lift, shown=AfterModelOptions)
+@_friendly(AfterModelOptions)
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run after every model call.
 
@@ -673,22 +553,6 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
     ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
     Use it bare (``@after_model``) or with options (``@after_model(name=...)``).
 
-    Options:
-        name: the middleware's name (default: the function's); node ``"{name}.after_model"``.
-        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.effects.declarations``).
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
-        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
-        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        stream_internal_calls: True shows model calls the hook makes itself in the message
-            stream (default: hidden).
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
-        stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
-            then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
 
     Example::
 
@@ -703,7 +567,7 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
 def after_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_agent(func: None = None, /, **options: Unpack[AfterAgentOptions]) -> Lifted: ...
-@_friendly(_lift, shown=AfterAgentOptions)
+@_friendly(AfterAgentOptions)
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
 
@@ -711,21 +575,6 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
     ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
     Use it bare (``@after_agent``) or with options (``@after_agent(name=...)``).
 
-    Options:
-        name: the middleware's name (default: the function's); node ``"{name}.after_agent"``.
-        timeout: seconds the hook may take, else ``HookTimeoutError`` (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``messages.latest``, ``messages.answer``
-            (see ``funcware.effects.declarations``).
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
-        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
-        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        stream_internal_calls: True shows model calls the hook makes itself in the message
-            stream (default: hidden).
-        can_jump_to: targets it may return as ``{"jump_to": ...}``: "model", "tools", "end".
-        always: True runs it also when the run fails (see ``funcware.run_error``).
 
     Example::
 
@@ -740,7 +589,7 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
 def wrap_model_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def wrap_model_call(func: None = None, /, **options: Unpack[WrapModelCallOptions]) -> Lifted: ...
-@_friendly(_lift, only=WrapModelCallOptions)
+@_friendly(WrapModelCallOptions)
 def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
@@ -749,22 +598,6 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
     ``ExtendedModelResponse`` (a response plus a ``Command`` whose update is written to the
     state). It may call the handler again (retry) or not at all (a cached answer).
 
-    Options:
-        name: the middleware's name (default: the function's).
-        timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
-            (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``request.model``, ``model.error``
-            (see ``funcware.effects.declarations``).
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
-        state_schema: a TypedDict deriving from AgentState, for the state keys it writes.
-        tools: tools it brings to the agent (BaseTools, functions or dict schemas).
-        stream_internal_calls: True shows model calls the hook makes itself in the message
-            stream (default: hidden).
-        stream: "pass" (default), "buffer" (hold the turn's tokens until this guard has run,
-            then stream the message as it left it) or ``SlidingWindow(chars=..., check=...)``.
 
     Example::
 
@@ -782,7 +615,7 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
 def wrap_tool_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def wrap_tool_call(func: None = None, /, **options: Unpack[WrapToolCallOptions]) -> Lifted: ...
-@_friendly(_lift, only=WrapToolCallOptions)
+@_friendly(WrapToolCallOptions)
 def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
@@ -790,20 +623,6 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
     runs the inner layers and the tool. The function returns a ``ToolMessage`` answering
     that call (``tool_call_id=request.tool_call["id"]``) or a langgraph ``Command``.
 
-    Options:
-        name: the middleware's name (default: the function's).
-        timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
-            (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``tool.args``, ``tool.calls``
-            (see ``funcware.effects.declarations``).
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
-        state_schema: a TypedDict deriving from AgentState, for the state keys it adds.
-        tools: tools it brings to the agent; a dict schema it serves itself.
-        stream_internal_calls: True shows model calls the hook makes itself in the message
-            stream (default: hidden; the tool's own run always streams).
 
     Example::
 
@@ -819,23 +638,12 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
 def dynamic_prompt(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def dynamic_prompt(func: None = None, /, **options: Unpack[HookOptions]) -> Lifted: ...
-@_friendly(_lift, only=HookOptions)
+@_friendly(HookOptions)
 def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
 
     The returned prompt replaces the request's system message for that model call.
 
-    Options:
-        name: the middleware's name (default: the function's).
-        timeout: seconds its layer and all inside it may take, else ``HookTimeoutError``
-            (default: no limit).
-        on_error: ``"raise"`` (default) or ``"continue"`` (log a failure, run on without it).
-        reads / writes: effect names it declares, e.g. ``request.model``, ``model.error``
-            (see ``funcware.effects.declarations``);
-            a declared prompt always writes ``request.system_message``.
-        outside / inside / requires: middleware (names or classes) it must sit outside of,
-            inside of, or have in the agent.
-        position: ``"outermost"`` or ``"innermost"`` (default: anywhere).
 
     Example::
 

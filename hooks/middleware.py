@@ -11,8 +11,8 @@ import contextlib
 import inspect
 import sys
 import weakref
-from collections.abc import Awaitable, Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast
 
 from langchain_core.messages import ToolMessage
@@ -21,7 +21,7 @@ from langgraph.types import TracePolicy
 from langgraph.typing import ContextT
 from typing_extensions import TypeVar
 
-from funcware.guards.policy import StreamPolicy
+from funcware.hooks.adapters import adapters
 from funcware.hooks.class_hooks import check_class
 from funcware.hooks.injection import PLAIN, Injection, injection_for
 from funcware.hooks.types import (
@@ -34,8 +34,6 @@ from funcware.hooks.types import (
     ResponseT,
     ToolCallRequest,
 )
-from funcware.interop.bridge import adapt_model_wrap, is_langchain_middleware, langchain_types
-from funcware.policies.hooks import OnError, apply_policies, hook_options
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -52,7 +50,9 @@ __all__ = [
     "HookName",
     "TransformerFactory",
     "hook_impls",
+    "is_middleware",
     "origin",
+    "read_hooks",
     "where",
 ]
 
@@ -89,23 +89,24 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
 
-    stream: StreamPolicy = "pass"
+    stream: Any = "pass"
     """How this middleware's output decisions govern the stream (``after_model`` and
     ``wrap_model_call`` guards): ``"pass"``, ``"buffer"`` or a ``SlidingWindow``; see
-    :mod:`funcware.guards.policy`."""
+    :mod:`funcware.guards`."""
 
     stream_internal_calls: bool = False
     """Whether model calls this middleware makes itself (a summarizer, a grader) appear in
     the user's message stream; hidden by default, as LangChain hides its own."""
 
-    on_error: OnError = "raise"
-    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on."""
+    on_error: Literal["raise", "continue"] = "raise"
+    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on
+    (see :mod:`funcware.policies`)."""
 
     trace_policy: TracePolicy | None = None
     """What this middleware's hook spans record (LangChain's attribute), e.g.
     ``TracePolicy(process_inputs=omit_payload)`` to keep the span but drop its payload;
     ``None``: the process default (``configure_trace_policy``), if any. See
-    :mod:`funcware.observe.tracing`."""
+    ``funcware.configure_trace_policy``."""
 
     transformers: Sequence[TransformerFactory] = ()
     """Stream transformer factories this middleware registers on the agent's graph.
@@ -294,12 +295,11 @@ class HookImpl:
     """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
     async_call: Injection = PLAIN
     """The same for ``async_``."""
-    timeout: float | None = None
-    """Deadline in seconds (``timeout=``); ``None``: none."""
-    on_error: OnError = "raise"
-    """The middleware's failure policy."""
-    always: bool = False
-    """An ``after_agent`` hook that also runs when the run fails (``always=True``)."""
+    methods: tuple[Callable[..., Any] | None, Callable[..., Any] | None] = (None, None)
+    """The middleware's own sync and async methods for the hook, where a decorator or
+    ``hook_config`` stashed its options (features read them there)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """What features resolved for this hook at build (``timeout``, ``on_error``, ...)."""
 
     @property
     def label(self) -> str:
@@ -326,11 +326,6 @@ def _direct(method: Callable[..., Any] | None) -> Callable[..., Any] | None:
     return direct if direct is not None else method
 
 
-def _base_classes() -> tuple[type, ...]:
-    lc = langchain_types()
-    return (AgentMiddleware,) if lc is None else (AgentMiddleware, lc.AgentMiddleware)
-
-
 def _overrides(cls: type, attr: str, bases: tuple[type, ...]) -> bool:
     for klass in cls.__mro__:
         if attr in klass.__dict__:
@@ -347,30 +342,57 @@ def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
     return tuple(t for t in JUMP_TARGETS if t in found)  # canonical order for the plan
 
 
+def is_middleware(obj: object) -> bool:
+    """Whether ``obj`` is a middleware the core can run: funcware's, a composite, or one
+    a registered adapter knows (LangChain's, with ``funcware.interop``)."""
+    if isinstance(obj, AgentMiddleware) or hasattr(obj, "__funcware_hooks__"):
+        return True
+    return any(adapter.hooks(obj) is not None for adapter in adapters())
+
+
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
     """The hooks ``middleware`` defines, in :data:`HOOKS` order.
 
-    A hook is defined when its sync or async method is overridden from the base class
-    (funcware's, or LangChain's for LangChain middleware, whose model wraps are adapted
-    to funcware's request and response types). Middleware that computes its hooks (a
-    composite) provides ``__funcware_hooks__``.
+    A hook is defined when its sync or async method is overridden from the base class.
+    Middleware that computes its hooks (a composite) provides ``__funcware_hooks__``; an
+    object that is no funcware middleware is read by the first registered adapter that
+    knows it (see :mod:`funcware.hooks.adapters`).
     """
     provided = getattr(middleware, "__funcware_hooks__", None)
     if provided is not None:
         return cast("dict[HookName, HookImpl]", provided())
+    if not isinstance(middleware, AgentMiddleware):
+        for adapter in adapters():
+            found = adapter.hooks(middleware)
+            if found is not None:
+                return found
+        raise TypeError(
+            f"{middleware!r} is not a middleware: subclass funcware.AgentMiddleware or "
+            "decorate a function with @before_model, @wrap_model_call, ..."
+        )
+    return read_hooks(middleware, AgentMiddleware)
+
+
+def read_hooks(
+    middleware: Any,
+    base: type,
+    adapt: Callable[[HookName, Callable[..., Any]], Callable[..., Any]] | None = None,
+) -> dict[HookName, HookImpl]:
+    """The hooks ``middleware`` overrides from ``base``; ``adapt(hook, method)``, if given,
+    turns each method into one the core can call (an adapter's type conversions)."""
     cls = type(middleware)
-    bases = _base_classes()
+    bases = (AgentMiddleware, base)
     check_class(cls, bases)
-    foreign = is_langchain_middleware(middleware)
     found: dict[HookName, HookImpl] = {}
     for hook in HOOKS:
         sync = getattr(middleware, hook) if _overrides(cls, hook, bases) else None
         async_ = getattr(middleware, "a" + hook) if _overrides(cls, "a" + hook, bases) else None
         if sync is None and async_ is None:
             continue
-        if foreign and hook == "wrap_model_call":
-            sync = sync and adapt_model_wrap(sync)
-            async_ = async_ and adapt_model_wrap(async_)
+        methods = (sync, async_)
+        if adapt is not None:
+            sync = sync and adapt(hook, sync)
+            async_ = async_ and adapt(hook, async_)
         jumps = _jump_targets(sync, async_)
         if jumps and hook not in NODE_HOOKS:
             raise TypeError(
@@ -379,17 +401,19 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
                 "and after_agent hooks can jump; remove @hook_config from it."
             )
         direct_sync, direct_async = _direct(sync), _direct(async_)
-        if hook in NODE_HOOKS:
-            impl = HookImpl(
-                middleware,
-                hook,
-                direct_sync,
-                direct_async,
-                jumps,
-                PLAIN if direct_sync is None else injection_for(direct_sync),
-                PLAIN if direct_async is None else injection_for(direct_async),
+        if hook not in NODE_HOOKS:
+            found[hook] = HookImpl(
+                middleware, hook, direct_sync, direct_async, jumps, methods=methods
             )
-        else:
-            impl = HookImpl(middleware, hook, direct_sync, direct_async, jumps)
-        found[hook] = apply_policies(hook_options(impl, sync, async_, foreign))
+            continue
+        found[hook] = HookImpl(
+            middleware,
+            hook,
+            direct_sync,
+            direct_async,
+            jumps,
+            PLAIN if direct_sync is None else injection_for(direct_sync),
+            PLAIN if direct_async is None else injection_for(direct_async),
+            methods,
+        )
     return found

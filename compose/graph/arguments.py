@@ -13,11 +13,10 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolNode
 
-from funcware.hooks.middleware import AgentMiddleware, origin, where
+from funcware.hooks.middleware import is_middleware, origin, where
 from funcware.hooks.wording import a
-from funcware.interop.bridge import is_langchain_middleware
 
-__all__ = ["check_list", "check_schema", "member_problem", "tool_problem"]
+__all__ = ["check_choice", "check_list", "check_schema", "member_problem", "tool_problem"]
 
 _DECORATORS = frozenset(
     {
@@ -35,7 +34,12 @@ _DECORATOR_MODULES = ("funcware.hooks.decorators", "langchain.agents.middleware"
 
 
 def _is_middleware(item: object) -> bool:
-    return isinstance(item, AgentMiddleware) or is_langchain_middleware(item)
+    return is_middleware(item)
+
+
+def _is_middleware_class(item: type) -> bool:
+    """A middleware class of funcware's or of another library (any ``AgentMiddleware``)."""
+    return any(klass.__name__ == "AgentMiddleware" for klass in item.__mro__)
 
 
 def _what(item: object) -> str:
@@ -81,7 +85,7 @@ def member_problem(item: object, place: str) -> str | None:
             "the list with a condition, e.g. [m for m in (a, b) if m is not None]."
         )
     if inspect.isclass(item):
-        if issubclass(item, AgentMiddleware) or is_langchain_middleware(item):
+        if _is_middleware_class(item):
             return f"{place} is {_what(item)}, not an instance. Pass {item.__qualname__}()."
         return (
             f"{place} is {_what(item)}, which is not a middleware. Subclass "
@@ -152,3 +156,11 @@ def check_schema(value: object, argument: str) -> None:
     raise TypeError(
         f"create_agent({argument}=...) got {_what(value)}, not a class; it must be {kind}. {fix}"
     )
+
+
+def check_choice(value: object, name: str, allowed: tuple[str, ...], source: str) -> None:
+    """A ``ValueError`` unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise ValueError(
+            f"{source} got {name}={value!r}; use one of {', '.join(repr(a) for a in allowed)}."
+        )

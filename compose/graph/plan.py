@@ -15,11 +15,11 @@ from typing import Any, cast
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
 
-from funcware.compose.chain import ComposedMiddleware, flatten
+from funcware.compose.chain import flatten
 from funcware.compose.graph.arguments import tool_problem
-from funcware.compose.graph.schema import merge_schemas, reducer_keys
-from funcware.effects.ordering import EffectsMode, Order, OrderReport, arrange, enforce
-from funcware.effects.strict import observed
+from funcware.compose.graph.schema import merge_schemas, native_fields, reducer_keys
+from funcware.compose.seams import Build, arrange, transform
+from funcware.errors import BrokenStackError, DuplicateMiddlewareError
 from funcware.hooks.middleware import (
     HOOKS,
     NODE_HOOKS,
@@ -30,20 +30,8 @@ from funcware.hooks.middleware import (
     origin,
 )
 from funcware.hooks.types import AgentState
-from funcware.interop.bridge import native_fields
 
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
-
-
-class BrokenStackError(ValueError):
-    """The middleware stack cannot form an agent; the message lists every problem."""
-
-
-class DuplicateMiddlewareError(BrokenStackError, AssertionError):
-    """Two middleware share a name: LangChain raises ``AssertionError`` for it, so this is one.
-
-    Its message starts with LangChain's sentence, then lists every problem of the stack.
-    """
 
 
 DUPLICATE_SENTENCE = "Please remove duplicate middleware instances."
@@ -101,8 +89,10 @@ class AgentPlan:
     problems: list[str] = field(default_factory=list)
     response_format: object = None
     """The agent's ``ModelRequest.response_format`` at the start of each call (explain)."""
-    ordering: OrderReport | None = None
-    """The order check: declarations, constraints, conflicts, what ``order="auto"`` moved."""
+    answer_tools: frozenset[str] = frozenset()
+    """Tool calls the model step answers itself (structured output): never run as tools."""
+    notes: dict[str, Any] = field(default_factory=dict)
+    """What the features worked out during the build, under their names (for explain)."""
 
     @cached_property
     def state_keys(self) -> frozenset[str]:
@@ -128,33 +118,28 @@ class AgentPlan:
         *,
         strict: bool = True,
         place: str = "create_agent(middleware=[...])'s middleware[{}]",
-        order: Order = "check",
-        effects: EffectsMode = "warn",
+        build: Build | None = None,
     ) -> AgentPlan:
         """Work out and check the plan.
 
         With ``strict`` (``create_agent``), any problem raises one :class:`BrokenStackError`
         listing them all; otherwise they are left in :attr:`problems` (``explain``).
-        ``place`` names a bad list item in errors (``{}`` is its index). The order is
-        checked (or sorted, ``order="auto"``) first: see ``ordering.arrange``;
-        ``effects="strict"`` watches every declared layer (see ``observe``).
+        ``place`` names a bad list item in errors (``{}`` is its index). ``build`` carries
+        the features' options; they check (or reorder) the list and transform each hook
+        through the seams, once.
         """
         given = flatten(middleware, place)
         problems = _name_clashes(given)
         duplicates = _first_duplicate(given) if problems else ""
-        ordering = arrange(given, order)
-        if strict and not duplicates:
-            enforce(ordering, effects, "create_agent", skip=_checked_by_compose(middleware))
-        members = ordering.order
+        build = build or Build("create_agent")
+        build.report = strict and not duplicates
+        members = arrange(given, build)
         if not strict:
-            problems.extend(ordering.problems)
-        impls = [hook_impls(m) for m in members]
-        if effects == "strict":
-            impls = [
-                {hook: observed(impl, decl) for hook, impl in found.items()}
-                for found, decl in zip(impls, ordering.declarations, strict=True)
-            ]
-        hooks = {hook: [found[hook] for found in impls if hook in found] for hook in HOOKS}
+            problems.extend(build.problems)
+        hooks: dict[HookName, list[HookImpl]] = {hook: [] for hook in HOOKS}
+        for member in members:
+            for hook, impl in hook_impls(member).items():
+                hooks[hook].append(transform(impl, build))
         # Middleware tools first, then the agent's: the order LangChain binds them in.
         owned_tools = [
             (f"middleware {m.name!r}", _as_tool(t, m, i))
@@ -175,7 +160,7 @@ class AgentPlan:
             reducer_keys=reducer_keys(schema),
             tool_owners=[(owner, _tool_name(t)) for owner, t in owned_tools],
             problems=problems,
-            ordering=ordering,
+            notes=build.data,
         )
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
@@ -198,16 +183,6 @@ class AgentPlan:
             for impl in self.hooks[hook]
             if "tools" in impl.can_jump_to
         ]
-
-
-def _checked_by_compose(middleware: Sequence[object]) -> frozenset[tuple[str, str] | str]:
-    """The conflicts (pairs) and hazards (messages) a ``compose()`` in the list warned about."""
-    found: set[tuple[str, str] | str] = set()
-    for m in middleware:
-        if isinstance(m, ComposedMiddleware):
-            found.update((c.outer, c.inner) for c in m.ordering.conflicts)
-            found.update(h.message for h in m.ordering.hazards)
-    return frozenset(found)
 
 
 def _source(m: object) -> str:

@@ -22,8 +22,7 @@ from langgraph.channels.topic import Topic
 from langgraph.config import get_config
 from langgraph.graph.message import add_messages
 
-from funcware.compose.graph.schema import field_metadata
-from funcware.interop.bridge import native_fields
+from funcware.compose.graph.schema import field_metadata, native_fields
 
 __all__ = ["Reducer", "current_reducers", "fold", "graph_reducers", "schema_reducers"]
 

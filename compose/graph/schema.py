@@ -11,16 +11,17 @@ from langgraph.channels.base import BaseChannel
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel
 from langgraph.channels.topic import Topic
-from typing_extensions import NotRequired, Required, TypedDict
+from typing_extensions import NotRequired, Required, TypedDict, get_type_hints
 
+from funcware.hooks.adapters import adapters
 from funcware.hooks.types import AgentState, OmitFromSchema
-from funcware.interop.bridge import native_fields
 
 __all__ = [
     "SchemaConflict",
     "field_metadata",
     "input_output_schemas",
     "merge_schemas",
+    "native_fields",
     "reducer_keys",
     "strip_required",
 ]
@@ -28,6 +29,40 @@ __all__ = [
 
 class SchemaConflict(ValueError):
     """Two middleware declare the same state field with different types."""
+
+
+_HINTS: WeakKeyDictionary[type, dict[str, Any]] = WeakKeyDictionary()
+
+
+def _type_hints(schema: type) -> dict[str, Any]:
+    """``get_type_hints(schema, include_extras=True)``, evaluated once per class.
+
+    Evaluating string annotations is most of the cost of building an agent whose
+    middleware declare schemas in modules with ``from __future__ import annotations``.
+    """
+    try:
+        found = _HINTS.get(schema)
+    except TypeError:  # not weak-referenceable: evaluate each time
+        return get_type_hints(schema, include_extras=True)
+    if found is None:
+        found = get_type_hints(schema, include_extras=True)
+        _HINTS[schema] = found
+    return found
+
+
+def native_fields(schema: type) -> dict[str, Any]:
+    """A state schema's fields in funcware's terms (a new dict the caller may change).
+
+    A registered adapter rewrites the fields of another library's schemas (LangChain's
+    ``AgentState`` fields and omit markers, with ``funcware.interop``), so schemas from
+    both libraries merge without false conflicts and keep private fields private.
+    """
+    hints = dict(_type_hints(schema))
+    for adapter in adapters():
+        adapted = adapter.fields(schema, hints)
+        if adapted is not None:
+            return adapted
+    return hints
 
 
 def _fields(schema: type) -> dict[str, Any]:

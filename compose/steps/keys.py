@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 
 from langgraph.types import Command
 
+from funcware.errors import UnknownStateKeyError, UnknownStateKeyWarning
+
 __all__ = [
     "StateKeys",
     "UnknownStateKeyError",
@@ -22,14 +24,6 @@ __all__ = [
     "check_keys",
     "written_keys",
 ]
-
-
-class UnknownStateKeyError(ValueError):
-    """A hook wrote a state key that no state schema of the agent declares (strict mode)."""
-
-
-class UnknownStateKeyWarning(UserWarning):
-    """A hook wrote a state key that no state schema declares; the write was dropped."""
 
 
 class StateKeys(frozenset[str]):

@@ -21,21 +21,18 @@ from langgraph.errors import GraphInterrupt
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
+from funcware.compose.observing import Watcher, watcher
 from funcware.compose.steps.failures import passed_through
+from funcware.compose.steps.model_call import ModelCall
 from funcware.compose.steps.pauses import refuse_unresumable
 from funcware.compose.steps.repair import answer_invalid_tool_calls
 from funcware.compose.stream.quiet import agent_config, current_config, hidden_calls, visible_layers
 from funcware.compose.threads.bridge import runnable_config
-from funcware.compose.wraps.onion import build_async, build_sync
+from funcware.compose.wraps.onion import Onions
 from funcware.compose.wraps.results import model_calls, tool_calls
 from funcware.compose.wraps.updates import Writes, merge_writes
-from funcware.guards.guard import StreamGuard
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse, ToolCallRequest
-from funcware.observe.calls import acall, call, installed
-from funcware.structured.errors import StructuredOutputError
-from funcware.structured.runtime import Call, StructuredOutput, describe_format
-from funcware.structured.strategies import ToolStrategy
 
 __all__ = ["ModelNode", "ToolWrapper"]
 
@@ -50,18 +47,8 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
     )
 
 
-def _ran_out(request: ModelRequest[Any], call: Call | None) -> RuntimeError:
+def _ran_out(request: ModelRequest[Any], why: str) -> RuntimeError:
     """A model that raised ``StopIteration`` (langgraph would say only "generator raised ...")."""
-    why = ""
-    last = request.messages[-1] if request.messages else None
-    asked_again = isinstance(last, AIMessage) and not last.tool_calls
-    if asked_again and call is not None and isinstance(call.strategy, ToolStrategy):
-        why = (
-            f" With {describe_format(call.strategy)} the agent calls the model again until "
-            "it calls a structured-output tool: a text answer (e.g. JSON meant for "
-            "ProviderStrategy) is not taken as the structured response. Give a wrapped model "
-            "a profile with structured_output=True, or answer with the tool call."
-        )
     return RuntimeError(
         f"The model {type(request.model).__name__} raised StopIteration: it has no answer "
         f"left (a scripted or fake model given fewer answers than the run needs).{why}"
@@ -71,10 +58,11 @@ def _ran_out(request: ModelRequest[Any], call: Call | None) -> RuntimeError:
 class _Attempts:
     """One model step's calls, to keep the feedback a layer added before retrying.
 
-    A layer that catches a ``StructuredOutputError`` and calls ``handler`` again with
-    messages appended in place to ``request.messages`` (a validation retry) gets them
-    kept in the state, before the answer, as LangChain keeps them. Other edits of the
-    request (in place without such an error, or through ``override``) stay with that call.
+    A layer that catches one of the strategy's ``retry_errors`` (a structured-output
+    error) and calls ``handler`` again with messages appended in place to
+    ``request.messages`` (a validation retry) gets them kept in the state, before the
+    answer, as LangChain keeps them. Other edits of the request (in place without such an
+    error, or through ``override``) stay with that call.
     """
 
     def __init__(self, messages: list[AnyMessage]) -> None:
@@ -116,13 +104,11 @@ class ModelNode:
         reducer_keys: frozenset[str],
         state_keys: frozenset[str] | None,
         agent_name: str | None,
-        structured: StructuredOutput | None = None,
-        guard: StreamGuard | None = None,
+        call: ModelCall | None = None,
     ) -> None:
         self.model = model
-        self.guard = guard
-        self.structured = structured or StructuredOutput()
-        self.response_format = self.structured.initial
+        self.call = call or ModelCall()
+        self.response_format = self.call.response_format
         self.tools = tuple(tools)
         self.executable = executable
         self.has_tool_wraps = has_tool_wraps
@@ -130,10 +116,8 @@ class ModelNode:
         self.system_message = system_message
         self.reducer_keys = reducer_keys
         self.agent_name = agent_name
-        layers = visible_layers(wraps)
-        self.onion = build_sync(layers, model_calls(state_keys))
-        self.aonion = build_async(layers, model_calls(state_keys))
-        self._default_bound: tuple[Any, Call | None] | None = None
+        self.onions = Onions(visible_layers(wraps), model_calls(state_keys))
+        self._default_bound: tuple[Any, object] | None = None
 
     def request(
         self, state: Any, runtime: Any
@@ -179,23 +163,13 @@ class ModelNode:
                 "their calls in a wrap_tool_call middleware."
             )
 
-    def _bind(self, request: ModelRequest[Any]) -> tuple[Any, Call | None]:
-        model = request.model
-        if request.response_format is not None:
-            call = self.structured.plan_call(request, self._layers())
-            if call is not None:
-                return self.structured.bind(model, call), call
-        if request.tools:
-            bound = model.bind_tools(
-                request.tools, tool_choice=request.tool_choice, **request.model_settings
-            )
-            return bound, None
-        return model.bind(**request.model_settings), None
+    def _bind(self, request: ModelRequest[Any]) -> tuple[Any, object]:
+        return self.call.bind(request, self._layers())
 
     def _layers(self) -> str:
         return "; ".join(impl.describe() for impl in self.wraps) or "none"
 
-    def _bound(self, request: ModelRequest[Any]) -> tuple[Any, Call | None]:
+    def _bound(self, request: ModelRequest[Any]) -> tuple[Any, object]:
         """The bound model and structured-output plan; made once for unchanged requests."""
         unchanged = (
             request.model is self.model
@@ -211,7 +185,7 @@ class ModelNode:
             self._default_bound = self._bind(request)
         return self._default_bound
 
-    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage], Call | None]:
+    def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage], object]:
         self._check_tools(request)
         bound, call = self._bound(request)
         messages = list(request.messages)
@@ -219,91 +193,85 @@ class ModelNode:
             messages.insert(0, request.system_message)
         return bound, messages, call
 
-    def _response(self, output: AIMessage, call: Call | None) -> ModelResponse[Any]:
+    def _response(self, output: AIMessage, bound_for: object) -> ModelResponse[Any]:
         if self.agent_name:
             output.name = self.agent_name
-        if call is None:
-            return ModelResponse(result=[output])
-        messages, structured = self.structured.handle(output, call.strategy)
-        return ModelResponse(result=messages, structured_response=structured)
+        return self.call.respond(output, bound_for)
 
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
-        """The innermost handler: the model itself (as the stream guard says, if any).
+        """The innermost handler: the model itself, as the strategy calls it.
 
-        What it raises is marked as passed through: no wrap layer gets its note. An
-        installed instrument is told about the call.
+        What it raises is marked as passed through: no wrap layer gets its note.
         """
-        instruments = installed()
-        if instruments:
-            return call(instruments, "model", None, request, self._call_model)
-        return self._call_model(request)
-
-    def _call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         with passed_through:
-            bound, messages, call = self._prepare(request)
-            own = agent_config()
+            bound, messages, bound_for = self._prepare(request)
             try:
-                if self.guard is not None:
-                    output = self.guard.invoke(bound, messages, own)
-                elif own is None:
-                    output = bound.invoke(messages)
-                else:
-                    with current_config(own):
-                        output = bound.invoke(messages)
+                output = self.call.invoke(bound, messages, agent_config())
             except StopIteration as exc:
-                raise _ran_out(request, call) from exc
-            return self._response(output, call)
+                raise _ran_out(request, self.call.ran_out(request, bound_for)) from exc
+            return self._response(output, bound_for)
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         """Async :meth:`call_model`."""
-        instruments = installed()
-        if instruments:
-            return await acall(instruments, "model", None, request, self._acall_model)
-        return await self._acall_model(request)
-
-    async def _acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
         with passed_through:
-            bound, messages, call = self._prepare(request)
-            own = agent_config()
+            bound, messages, bound_for = self._prepare(request)
             try:
-                if self.guard is not None:
-                    output = await self.guard.ainvoke(bound, messages, own)
-                elif own is None:
-                    output = await bound.ainvoke(messages)
-                else:
-                    with current_config(own):
-                        output = await bound.ainvoke(messages)
+                output = await self.call.ainvoke(bound, messages, agent_config())
             except StopIteration as exc:
-                raise _ran_out(request, call) from exc
-            return self._response(output, call)
+                raise _ran_out(request, self.call.ran_out(request, bound_for)) from exc
+            return self._response(output, bound_for)
 
     def _retries_kept(self) -> bool:
-        """Whether a layer may retry after a structured-output error (only then noted)."""
-        return bool(self.wraps) and self.response_format is not None
+        """Whether a layer may retry after one of the strategy's ``retry_errors``."""
+        return bool(self.wraps) and bool(self.call.retry_errors)
 
-    def _noting(self, attempts: _Attempts) -> Any:
-        def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+    def _handler(self, attempts: _Attempts | None, observer: Watcher | None) -> Any:
+        """The innermost handler: the model, observed and noting attempts as needed."""
+        call = self.call_model
+        if observer is not None:
+            plain = call
+
+            def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+                return observer.model(request, plain)
+
+        if attempts is None:
+            return call
+        errors = self.call.retry_errors
+
+        def noting(request: ModelRequest[Any]) -> ModelResponse[Any]:
             try:
-                response = self.call_model(request)
-            except StructuredOutputError:
+                response = call(request)
+            except errors:
                 attempts.note(request, failed=True)
                 raise
             attempts.note(request, failed=False)
             return response
 
-        return call
+        return noting
 
-    def _anoting(self, attempts: _Attempts) -> Any:
-        async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+    def _ahandler(self, attempts: _Attempts | None, observer: Watcher | None) -> Any:
+        """Async :meth:`_handler`."""
+        call = self.acall_model
+        if observer is not None:
+            plain = call
+
+            async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
+                return await observer.amodel(request, plain)
+
+        if attempts is None:
+            return call
+        errors = self.call.retry_errors
+
+        async def noting(request: ModelRequest[Any]) -> ModelResponse[Any]:
             try:
-                response = await self.acall_model(request)
-            except StructuredOutputError:
+                response = await call(request)
+            except errors:
                 attempts.note(request, failed=True)
                 raise
             attempts.note(request, failed=False)
             return response
 
-        return call
+        return noting
 
     def _update(
         self,
@@ -342,17 +310,16 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
         attempts = _Attempts(request.messages) if self._retries_kept() else None
-        handler = self.call_model if attempts is None else self._noting(attempts)
+        observer = watcher()
+        handler = self._handler(attempts, observer)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
-                response, writes = self.onion(request, handler)
+                response, writes = self.onions.sync(observer)(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
             raise
         update = self._update(response, writes, repaired, attempts)
-        if self.guard is not None and self.guard.buffer:
-            return self.guard.model_output(update, config)
-        return update
+        return self.call.finish(update, config) if self.call.buffers else update
 
     async def acall(
         self,
@@ -363,17 +330,16 @@ class ModelNode:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
         attempts = _Attempts(request.messages) if self._retries_kept() else None
-        handler = self.acall_model if attempts is None else self._anoting(attempts)
+        observer = watcher()
+        handler = self._ahandler(attempts, observer)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
-                response, writes = await self.aonion(request, handler)
+                response, writes = await self.onions.async_(observer)(request, handler)
         except GraphInterrupt as exc:
             refuse_unresumable(exc, config, "the model step")
             raise
         update = self._update(response, writes, repaired, attempts)
-        if self.guard is not None and self.guard.buffer:
-            return await self.guard.amodel_output(update, config)
-        return update
+        return await self.call.afinish(update, config) if self.call.buffers else update
 
 
 class ToolWrapper:
@@ -394,9 +360,7 @@ class ToolWrapper:
         self.schema_only = schema_only
         self.tool_names = list(tool_names)
         self.wraps = tuple(wraps)
-        layers = visible_layers(wraps)
-        self.onion = build_sync(layers, tool_calls(state_keys))
-        self.aonion = build_async(layers, tool_calls(state_keys))
+        self.onions = Onions(visible_layers(wraps), tool_calls(state_keys))
 
     def _unimplemented(self, request: ToolCallRequest) -> ToolMessage | None:
         """An error message for a call that reached the core with no tool to run."""
@@ -439,6 +403,8 @@ class ToolWrapper:
         refuse_unresumable(exc, config, f"the tool {request.tool_call['name']!r}")
 
     def __call__(self, request: ToolCallRequest, execute: Any) -> Any:
+        observer = watcher()
+
         def tail(req: ToolCallRequest) -> Any:
             with passed_through:
                 unimplemented = self._unimplemented(req)
@@ -446,20 +412,21 @@ class ToolWrapper:
                     return unimplemented
                 own = agent_config()  # the tool itself runs with the node's config
                 with current_config(own) if own is not None else nullcontext():
-                    instruments = installed()
-                    if instruments:
-                        return call(instruments, "tool", req.tool_call["name"], req, execute)
+                    if observer is not None:
+                        return observer.tool(req.tool_call["name"], req, execute)
                     return execute(req)
 
         try:
             with hidden_calls(_config_of(request) if self.wraps else None):
-                return self._answered(request, self.onion(request, tail)[0])
+                onion = self.onions.sync(observer)
+                return self._answered(request, onion(request, tail)[0])
         except GraphInterrupt as exc:
             self._interrupted(exc, request)
             raise
 
     async def acall(self, request: ToolCallRequest, execute: Any) -> Any:
         """Async wrapper."""
+        observer = watcher()
 
         async def tail(req: ToolCallRequest) -> Any:
             with passed_through:
@@ -468,16 +435,15 @@ class ToolWrapper:
                     return unimplemented
                 own = agent_config()
                 with current_config(own) if own is not None else nullcontext():
-                    instruments = installed()
-                    if instruments:
-                        name = req.tool_call["name"]
-                        return await acall(instruments, "tool", name, req, execute)
+                    if observer is not None:
+                        return await observer.atool(req.tool_call["name"], req, execute)
                     return await execute(req)
 
         config = _config_of(request)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None):
-                return self._answered(request, (await self.aonion(request, tail))[0])
+                onion = self.onions.async_(observer)
+                return self._answered(request, (await onion(request, tail))[0])
         except GraphInterrupt as exc:
             self._interrupted(exc, request)
             raise

@@ -15,6 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.types import Command, Send
 
+from funcware.compose.observing import watcher
 from funcware.compose.steps.failures import note_raised
 from funcware.compose.steps.jumplog import record_jump
 from funcware.compose.steps.keys import check_keys, written_keys
@@ -23,12 +24,11 @@ from funcware.compose.stream.quiet import hidden_calls
 from funcware.compose.threads.bridge import run_coroutine_sync, run_in_thread, runnable_config
 from funcware.compose.wraps.results import returned
 from funcware.compose.wraps.updates import update_writes
+from funcware.errors import InvalidJumpError, UnknownNodeError
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
 from funcware.hooks.wording import a
-from funcware.observe.layers import failure_outcome, node_ended
-from funcware.observe.observers import active, end, start
 
 __all__ = [
     "InvalidJumpError",
@@ -38,14 +38,6 @@ __all__ = [
     "run_node",
     "run_node_async",
 ]
-
-
-class InvalidJumpError(ValueError):
-    """A hook returned a ``jump_to`` it did not declare, or an unknown target."""
-
-
-class UnknownNodeError(ValueError):
-    """A hook's ``Command(goto=...)`` names a node the agent's graph does not have."""
 
 
 def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) -> None:
@@ -209,20 +201,15 @@ def run_node(
     """Call the hook from sync code (an async-only hook runs on an event loop).
 
     With ``known``, the result may write only those state keys; with ``nodes``, a
-    ``Command`` may go only to those nodes. Active observers are told how it went.
+    ``Command`` may go only to those nodes. While something observes the run, the
+    watcher runs it (see :mod:`funcware.compose.observing`).
     """
-    observers = active()
-    if not observers:
+    observer = watcher()
+    if observer is None:
         return _call_node(impl, state, runtime, config, known=known, nodes=nodes)
-    started = start(observers, impl.middleware.name, impl.hook, impl.where)
-    try:
-        result = _call_node(impl, state, runtime, config, known=known, nodes=nodes)
-    except BaseException as exc:
-        end(observers, started, failure_outcome(exc), error=exc)
-        raise
-    outcome, wrote, jump_to = node_ended(result)
-    end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
-    return result
+    return observer.node(
+        impl, partial(_call_node, impl, state, runtime, config, known=known, nodes=nodes)
+    )
 
 
 async def run_node_async(
@@ -237,17 +224,11 @@ async def run_node_async(
     """Call the hook from async code (a sync-only hook runs on a worker thread).
 
     ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
-    Active observers are told how it went.
+    While something observes the run, the watcher runs it.
     """
-    observers = active()
-    if not observers:
+    observer = watcher()
+    if observer is None:
         return await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)
-    started = start(observers, impl.middleware.name, impl.hook, impl.where)
-    try:
-        result = await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)
-    except BaseException as exc:
-        end(observers, started, failure_outcome(exc), error=exc)
-        raise
-    outcome, wrote, jump_to = node_ended(result)
-    end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
-    return result
+    return await observer.anode(
+        impl, partial(_acall_node, impl, state, runtime, config, known=known, nodes=nodes)
+    )

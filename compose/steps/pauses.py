@@ -13,13 +13,11 @@ from typing import Any
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphInterrupt
 
+from funcware.errors import MissingCheckpointerError
+
 __all__ = ["MissingCheckpointerError", "mark_interrupter", "refuse_unresumable"]
 
 _RAISED_IN = "__funcware_interrupted_in__"
-
-
-class MissingCheckpointerError(RuntimeError):
-    """A hook or tool called ``interrupt()`` in an agent that has no checkpointer."""
 
 
 def mark_interrupter(exc: BaseException, owner: str) -> None:

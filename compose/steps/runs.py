@@ -1,18 +1,20 @@
-"""What one agent run remembers for its error messages: which hooks jumped, how often.
+"""The compiled agent: langgraph's graph, with each run's entry in one place.
 
 ``create_agent`` returns an :class:`AgentGraph`: a ``CompiledStateGraph`` whose
-``stream``/``astream`` (which ``invoke``, ``ainvoke`` and ``stream_events`` go through)
-give each run a :class:`JumpLog` in its config. When a run hits the recursion limit, the
-error names the hooks whose jumps kept it going; a resume without a checkpointer says
-what to pass. Nothing else about a run changes.
+``stream``/``astream`` (which ``invoke``, ``ainvoke``, ``batch`` and ``stream_events`` go
+through) check the input, give each run a :class:`JumpLog` in its config (a run that hits
+the recursion limit names the hooks whose jumps kept it going), and run the run wraps
+features added (always-run cleanups) and the watcher, when something observes the run.
+A run wrap is data on the graph, so one class serves every agent.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import fields, is_dataclass
-from typing import Any, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
@@ -22,12 +24,14 @@ from langgraph.types import Command
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
+from funcware.compose.observing import watcher
 from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
 from funcware.hooks.wording import a
-from funcware.observe.calls import agent_run, installed
-from funcware.policies.always import AlwaysRunGraph
 
-__all__ = ["AgentGraph", "as_agent_graph"]
+if TYPE_CHECKING:
+    from funcware.compose.graph.plan import AgentPlan
+
+__all__ = ["AgentGraph", "RunWrap"]
 
 
 def _with_log(config: RunnableConfig | None, log: JumpLog) -> RunnableConfig:
@@ -99,41 +103,96 @@ def _check_context(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[s
         )
 
 
+class RunWrap(Protocol):
+    """Runs around every run of an agent (``funcware.policies``' always-run cleanups).
+
+    ``stream(graph, input, config, kwargs, run)`` yields what ``run(input, config,
+    **kwargs)`` yields, doing its work around it; ``astream`` is the async twin.
+    """
+
+    def stream(
+        self,
+        graph: AgentGraph,
+        input: Any,
+        config: RunnableConfig,
+        kwargs: dict[str, Any],
+        run: Callable[..., Iterator[Any]],
+    ) -> Iterator[Any]: ...
+
+    def astream(
+        self,
+        graph: AgentGraph,
+        input: Any,
+        config: RunnableConfig,
+        kwargs: dict[str, Any],
+        run: Callable[..., AsyncIterator[Any]],
+    ) -> AsyncIterator[Any]: ...
+
+
 class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """The compiled agent: langgraph's graph, with errors that name the hooks involved."""
+
+    plan: AgentPlan
+    """What the agent was built from (``explain`` reads it)."""
+    run_wraps: tuple[RunWrap, ...]
+    """What runs around every run, first outermost (added by features at build)."""
+
+    @classmethod
+    def adopt(cls, compiled: CompiledStateGraph[Any, Any, Any, Any], plan: AgentPlan) -> AgentGraph:
+        """``compiled`` itself (no copy) as an agent built from ``plan``."""
+        compiled.__class__ = cls
+        agent = cast("AgentGraph", compiled)
+        agent.plan = plan
+        agent.run_wraps = ()
+        return agent
+
+    def copy(self, update: dict[str, Any] | None = None) -> AgentGraph:
+        """A copy (``with_config`` makes one) that keeps the plan and the run wraps."""
+        own = {"plan": self.plan, "run_wraps": self.run_wraps}
+        attrs = {k: v for k, v in self.__dict__.items() if k not in ("__orig_class__", *own)}
+        attrs.update(update or {})
+        new = self.__class__(**attrs)
+        new.__dict__.update(own)
+        return new
+
+    def _runs(self) -> Callable[..., Iterator[Any]]:
+        run: Callable[..., Iterator[Any]] = super().stream
+        for wrap in reversed(self.run_wraps):
+            run = partial(_wrapped, wrap.stream, self, run)
+        return run
+
+    def _aruns(self) -> Callable[..., AsyncIterator[Any]]:
+        run: Callable[..., AsyncIterator[Any]] = super().astream
+        for wrap in reversed(self.run_wraps):
+            run = partial(_wrapped, wrap.astream, self, run)
+        return run
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped.
-
-        An installed instrument (``funcware.observe.instrument()``) is told about the run.
-        """
+        """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
         _check_context(self, kwargs)
-        instruments = installed()
         log = JumpLog()
-        with agent_run(instruments, _agent_name(self), input, config) if instruments else _NO_RUN:
+        observer = watcher()
+        run = self._runs() if self.run_wraps else super().stream
+        with _NO_RUN if observer is None else observer.run(self, input, config):
             try:
-                yield from super().stream(input, _with_log(config, log), **kwargs)
+                yield from run(input, _with_log(config, log), **kwargs)
             except GraphRecursionError as exc:
                 raise _explained(exc, log) from None
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped.
-
-        An installed instrument (``funcware.observe.instrument()``) is told about the run.
-        """
+        """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
         _check_context(self, kwargs)
-        instruments = installed()
         log = JumpLog()
-        chunks = cast(
-            "AsyncGenerator[Any, None]", super().astream(input, _with_log(config, log), **kwargs)
-        )
-        with agent_run(instruments, _agent_name(self), input, config) if instruments else _NO_RUN:
+        observer = watcher()
+        run = self._aruns() if self.run_wraps else super().astream
+        chunks = cast("AsyncGenerator[Any, None]", run(input, _with_log(config, log), **kwargs))
+        with _NO_RUN if observer is None else observer.run(self, input, config):
             try:
                 async for chunk in chunks:
                     yield chunk
@@ -143,23 +202,11 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
                 await chunks.aclose()
 
 
+def _wrapped(
+    wrap: Callable[..., Any], graph: AgentGraph, run: Any, input: Any, config: Any, **kwargs: Any
+) -> Any:
+    """``run`` with ``wrap`` around it, called as ``run`` is."""
+    return wrap(graph, input, config, kwargs, run)
+
+
 _NO_RUN = nullcontext()
-
-
-def _agent_name(graph: CompiledStateGraph[Any, Any, Any, Any]) -> str | None:
-    """The name given to ``create_agent`` (``None`` when none was given)."""
-    name = (graph.config or {}).get("metadata", {}).get("lc_agent_name")
-    return name if isinstance(name, str) else None
-
-
-class AlwaysRunAgentGraph(AgentGraph, AlwaysRunGraph):
-    """An :class:`AgentGraph` whose always-run ``after_agent`` hooks also run on failure."""
-
-
-def as_agent_graph(
-    compiled: CompiledStateGraph[Any, Any, Any, Any],
-) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The same compiled graph (no copy) as an :class:`AgentGraph`."""
-    always = isinstance(compiled, AlwaysRunGraph)
-    compiled.__class__ = AlwaysRunAgentGraph if always else AgentGraph
-    return compiled

@@ -1,9 +1,9 @@
-"""A run of wrap layers of one flavour, folded per call: one small handler per layer call.
+"""A run of wrap layers of one flavour, folded per call: one :class:`Handler` per layer call.
 
 The handler given to layer ``i`` is the bound ``call`` of a :class:`Handler` made when
 layer ``i`` is called. Each call of it runs layer ``i + 1`` with a handler of its own (or,
 after the last layer, the piece inside the run: the tail or a bridged run), checks what
-that layer returned (:attr:`Run.normalize`; a result of exactly the ``plain`` type passes
+that layer returned (``CallKind.normalize``; a result of exactly the ``plain`` type passes
 as is), and notes an error on the layer that raised it. So a layer costs two stack frames
 (its handler's ``call`` and its own function), as nested calls do, and each attempt of a
 handler (a retry, or attempts that overlap) has its own handlers inside it, so attempts
@@ -12,22 +12,20 @@ never mix.
 A handler keeps the writes (commands) of what lies inside its last attempt that returned;
 a layer's result carries those, then its own. A failed attempt clears them, and a layer
 that never calls its handler passes none on. A handler also counts its calls and answers,
-so a layer that throws an answer away is warned about (:mod:`.double_calls`) and an
-observer is told how the layer ended (:mod:`.observed`).
+so a layer that throws an answer away is warned about (:class:`DoubleCallWarning`) and an
+observer can tell how the layer ended.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from funcware.compose.steps.failures import note_passed_through, note_raised
 from funcware.compose.wraps.updates import NO_WRITES, Writes
-from funcware.effects.double_calls import check_double_call
+from funcware.errors import DoubleCallWarning
 from funcware.hooks.middleware import HookImpl
-from funcware.observe.langsmith import langchain_runs
-from funcware.observe.layers import aobserved_layer, observed_layer
-from funcware.observe.observers import Observer, active
 
 if TYPE_CHECKING:
     from funcware.compose.wraps.onion import CallKind
@@ -56,6 +54,9 @@ AsyncTail = Callable[[Any], Awaitable[Any]]
 Piece = Callable[[Any, Any], Outcome]
 """Takes ``(request, tail)``; returns the outcome ``(response, writes)``."""
 AsyncPiece = Callable[[Any, Any], Awaitable[Outcome]]
+LayerWrap = Callable[[HookImpl, Callable[..., Any], bool], Callable[..., Any]]
+"""Wraps a layer's function (``(request, handler) -> result``; async when the flag is
+true) once, at build."""
 
 
 def tail_piece(request: Any, tail: Tail) -> Outcome:
@@ -81,7 +82,7 @@ async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outc
 class Run:
     """What every call of one run of layers shares: the layers and how to check them."""
 
-    __slots__ = ("funcs", "hook", "impls", "inner", "normalize", "plain", "size", "warned", "who")
+    __slots__ = ("funcs", "hook", "impls", "inner", "normalize", "plain", "size", "warned")
 
     def __init__(
         self, impls: Sequence[HookImpl], funcs: list[Any], kind: CallKind, inner: Any
@@ -96,155 +97,150 @@ class Run:
         self.plain = kind.plain
         self.warned: set[int] = set()
         """Layers already warned about for a double call."""
-        self.who: list[tuple[str, str]] | None = None
-        """Per layer: its middleware's name and where it is defined (made when observed)."""
 
+    def checked(self, at: int, result: Any, inner: Handler) -> Outcome:
+        """Layer ``at``'s ``result`` as an outcome: its response, and the writes it carries."""
+        if result.__class__ is self.plain:
+            response, writes = result, inner.writes
+        else:
+            response, own = self.normalize(result, self.impls[at])
+            writes = inner.writes + own if own else inner.writes
+        if inner.again:
+            self.check_double_call(at, inner, response)
+        return response, writes
 
-_new = object.__new__
+    def check_double_call(self, at: int, handler: Handler, response: Any) -> None:
+        """Warn, once per layer, if layer ``at`` returned the last of several answers it got
+        (a retry throws the earlier answers away) and did not declare ``handler.retry``."""
+        if response is not handler.answer or at in self.warned:
+            return
+        self.warned.add(at)
+        impl = self.impls[at]
+        if "handler.retry" in (getattr(impl.middleware, "writes", None) or ()):
+            return
+        paid = "model" if self.hook == "wrap_model_call" else "tool"
+        warnings.warn(
+            DoubleCallWarning(
+                f"{impl.describe()} called its handler again after the handler had returned "
+                f"an answer, and returned the later answer: the earlier answer was thrown "
+                f"away and the {paid} was paid for {handler.answered} times. If this retry "
+                "is meant, declare it with writes=['handler.retry'] (an option of the "
+                "decorator, or the middleware class's `writes` attribute); otherwise call "
+                "the handler once and reuse its answer."
+            ),
+            stacklevel=3,
+        )
 
 
 class Handler:
     """The handler given to one call of layer ``at`` (``-1``: the run's own entry)."""
 
-    __slots__ = (
-        "again",
-        "answer",
-        "answered",
-        "at",
-        "calls",
-        "observers",
-        "request",
-        "run",
-        "tail",
-        "writes",
-    )
+    __slots__ = ("again", "answer", "answered", "at", "calls", "request", "run", "tail", "writes")
 
-    run: Run
-    at: int
-    tail: Any
-    observers: tuple[Observer, ...]
-    calls: int
-    """How many times it was called."""
-    answered: int
-    """How many of those calls returned."""
-    again: bool
-    """Whether a call started after an earlier one had returned."""
-    answer: Any
-    """The response of the last call that returned (set once ``answered`` > 0)."""
-    request: Any
-    """The request of the last call (set once ``calls`` > 0)."""
-    writes: Writes
-    """The writes of what lies inside the last call that returned (cleared by a failure)."""
+    def __init__(self, run: Run, at: int, tail: Any) -> None:
+        self.run, self.at, self.tail = run, at, tail
+        self.calls = 0
+        """How many times it was called."""
+        self.answered = 0
+        """How many of those calls returned."""
+        self.again = False
+        """Whether a call started after an earlier one had returned."""
+        self.answer: Any = None
+        """The response of the last call that returned."""
+        self.request: Any = None
+        """The request of the last call."""
+        self.writes: Writes = NO_WRITES
+        """The writes of what lies inside the last call that returned (cleared by a failure)."""
 
-    def __init__(self, run: Run, at: int, tail: Any, observers: tuple[Observer, ...]) -> None:
-        self.run, self.at, self.tail, self.observers = run, at, tail, observers
-        self.calls, self.answered, self.again, self.writes = 0, 0, False, NO_WRITES
-
-    def call(self, request: Any) -> Any:
-        """Run what lies inside layer ``at`` on ``request``; give its checked response."""
+    def _started(self, request: Any) -> int:
         self.calls += 1
         self.request = request
         if self.answered:
             self.again = True
+        return self.at + 1
+
+    def _failed(self, exc: BaseException, at: int) -> None:
+        self.writes = NO_WRITES
+        if at == self.run.size:
+            note_passed_through(exc)
+        else:
+            note_raised(exc, self.run.impls[at])
+
+    def _returned(self, response: Any, writes: Writes) -> Any:
+        self.writes = writes
+        self.answered += 1
+        self.answer = response
+        return response
+
+    def call(self, request: Any) -> Any:
+        """Run what lies inside layer ``at`` on ``request``; give its checked response."""
+        at = self._started(request)
         run = self.run
-        at = self.at + 1
         try:
             if at == run.size:
                 response, writes = run.inner(request, self.tail)
             else:
-                inner = _new(Handler)  # no __init__ frame: set every slot read before a call
-                inner.run, inner.at, inner.tail = run, at, self.tail
-                inner.observers, inner.calls, inner.answered = self.observers, 0, 0
-                inner.again, inner.writes = False, NO_WRITES
-                if self.observers:
-                    result = observed_layer(run, at, request, inner)
-                else:
-                    result = run.funcs[at](request, inner.call)
-                if result.__class__ is run.plain:
-                    response, writes = result, inner.writes
-                else:
-                    response, own = run.normalize(result, run.impls[at])
-                    writes = inner.writes + own if own else inner.writes
-                if inner.again:
-                    check_double_call(run, at, inner, response)
+                inner = Handler(run, at, self.tail)
+                response, writes = run.checked(at, run.funcs[at](request, inner.call), inner)
         except BaseException as exc:
-            self.writes = NO_WRITES
-            if at == run.size:
-                note_passed_through(exc)
-            else:
-                note_raised(exc, run.impls[at])
+            self._failed(exc, at)
             raise
-        self.writes = writes
-        self.answered += 1
-        self.answer = response
-        return response
+        return self._returned(response, writes)
 
 
 class AsyncHandler(Handler):
-    """The async :class:`Handler`, its ``call`` written out (a shared helper is a frame)."""
+    """The async :class:`Handler`: the same steps around an awaited call."""
 
     __slots__ = ()
 
-    async def call(self, request: Any) -> Any:
-        self.calls += 1
-        self.request = request
-        if self.answered:
-            self.again = True
+    async def call(self, request: Any) -> Any:  # type: ignore[override]
+        at = self._started(request)
         run = self.run
-        at = self.at + 1
         try:
             if at == run.size:
                 response, writes = await run.inner(request, self.tail)
             else:
-                inner = _new(AsyncHandler)  # no __init__ frame: set every slot read before a call
-                inner.run, inner.at, inner.tail = run, at, self.tail
-                inner.observers, inner.calls, inner.answered = self.observers, 0, 0
-                inner.again, inner.writes = False, NO_WRITES
-                if self.observers:
-                    result = await aobserved_layer(run, at, request, inner)
-                else:
-                    result = await run.funcs[at](request, inner.call)
-                if result.__class__ is run.plain:
-                    response, writes = result, inner.writes
-                else:
-                    response, own = run.normalize(result, run.impls[at])
-                    writes = inner.writes + own if own else inner.writes
-                if inner.again:
-                    check_double_call(run, at, inner, response)
+                inner = AsyncHandler(run, at, self.tail)
+                result = await run.funcs[at](request, inner.call)
+                response, writes = run.checked(at, result, inner)
         except BaseException as exc:
-            self.writes = NO_WRITES
-            if at == run.size:
-                note_passed_through(exc)
-            else:
-                note_raised(exc, run.impls[at])
+            self._failed(exc, at)
             raise
-        self.writes = writes
-        self.answered += 1
-        self.answer = response
-        return response
+        return self._returned(response, writes)
 
 
-def sync_chain(impls: Sequence[HookImpl], kind: CallKind, inner: Piece) -> Piece:
-    """Sync layers ``impls`` (first outermost) around ``inner``, as one piece."""
-    funcs = [impl.sync for impl in impls]
+def _funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
+    funcs = [getattr(impl, attr) for impl in impls]
     assert funcs and all(func is not None for func in funcs)
-    run = Run(impls, funcs, kind, inner)
+    if wrap is not None:
+        funcs = [
+            wrap(impl, func, attr == "async_") for impl, func in zip(impls, funcs, strict=True)
+        ]
+    return funcs
+
+
+def sync_chain(
+    impls: Sequence[HookImpl], kind: CallKind, inner: Piece, wrap: LayerWrap | None = None
+) -> Piece:
+    """Sync layers ``impls`` (first outermost) around ``inner``, as one piece; ``wrap``, if
+    given, wraps each layer's function (an observer's)."""
+    run = Run(impls, _funcs(impls, "sync", wrap), kind, inner)
 
     def piece(request: Any, tail: Tail) -> Outcome:
-        entry = Handler(run, -1, tail, active() + langchain_runs())
+        entry = Handler(run, -1, tail)
         return entry.call(request), entry.writes
 
     return piece
 
 
-def async_chain(impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece) -> AsyncPiece:
+def async_chain(
+    impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece, wrap: LayerWrap | None = None
+) -> AsyncPiece:
     """Async layers ``impls`` (first outermost) around ``inner``, as one piece."""
-    funcs = [impl.async_ for impl in impls]
-    assert funcs and all(func is not None for func in funcs)
-    run = Run(impls, funcs, kind, inner)
+    run = Run(impls, _funcs(impls, "async_", wrap), kind, inner)
 
     async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        entry = AsyncHandler(run, -1, tail, active() + langchain_runs())
+        entry = AsyncHandler(run, -1, tail)
         return await entry.call(request), entry.writes
 
     return piece

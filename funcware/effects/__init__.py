@@ -1,0 +1,142 @@
+"""Declared effects and ordering constraints: ``reads=``, ``writes=``, ``outside=``,
+``inside=``, ``requires=``, ``position=``, and ``create_agent(order=..., effects=...)``.
+
+A feature on the core's seams. It registers the six declaration options and uses two
+seams:
+
+- ``arrange``: the flattened list is checked against what its middleware declared (or
+  sorted, ``order="auto"``); conflicts and hazards between two middleware warn, or with
+  ``effects="strict"`` refuse the list (see :mod:`funcware.effects.ordering` and
+  :mod:`funcware.effects.hazards`). A list in which nothing declares anything, and no
+  LangChain built-in with known effects is present, is left as it is without loading
+  the rest of this package;
+- ``transform``: with ``effects="strict"``, each declared layer is watched at run time
+  and must do only what it declared (see :mod:`funcware.effects.strict`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, get_args
+
+from funcware.errors import MiddlewareOrderError, MiddlewareOrderWarning, UndeclaredEffectError
+from funcware.hooks.options import ALL, Context, Option, Position, register_option
+
+if TYPE_CHECKING:
+    from funcware.compose.seams import Build
+    from funcware.hooks.middleware import AgentMiddleware, HookImpl
+
+__all__ = [
+    "Effects",
+    "MiddlewareOrderError",
+    "MiddlewareOrderWarning",
+    "UndeclaredEffectError",
+]
+
+ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
+
+
+def _declares(member: object) -> bool:
+    """Whether ``member`` declared anything, or is another library's middleware (whose
+    effects may be known from the built-ins table)."""
+    from funcware.hooks.middleware import AgentMiddleware
+
+    if not isinstance(member, AgentMiddleware):
+        return True
+    return any(getattr(member, key, None) is not None for key in ATTRS)
+
+
+class Effects:
+    """The plug-in: the order check at build, and strict mode as a hook transform."""
+
+    name = "effects"
+
+    def arrange(
+        self, members: list[AgentMiddleware[Any, Any, Any]], build: Build
+    ) -> list[AgentMiddleware[Any, Any, Any]]:
+        """Check (or sort) ``members`` by what they declared; warn or raise as asked."""
+        order = build.options.get("order", "check")
+        effects = build.options.get("effects", "warn")
+        if order == "check" and effects != "strict" and not any(map(_declares, members)):
+            return members
+        from funcware.effects.ordering import arrange, enforce
+
+        report = arrange(members, order, whole=build.caller == "create_agent")
+        build.data["effects"] = report
+        if build.report:
+            enforce(report, effects, build.caller)
+        else:
+            build.problems.extend(report.problems)
+        return list(report.order)
+
+    def transform(self, impl: HookImpl, build: Build) -> HookImpl:
+        """With ``effects="strict"``, ``impl`` watched against what its middleware declared."""
+        if build.options.get("effects") != "strict":
+            return impl
+        from funcware.effects.declarations import declarations
+        from funcware.effects.strict import observed
+
+        return observed(impl, declarations(impl.middleware))
+
+
+def _effect_names(key: str) -> Any:
+    def check(value: object, context: Context) -> list[str]:
+        from funcware.effects.declarations import _effects, applies
+
+        names = _effects(value, key, context.source)
+        if context.decorator == "dynamic_prompt" and key == "writes":
+            names = names | {"request.system_message"}
+        kinds = sorted(name for name in names if context.hook and not applies(name, context.hook))
+        if kinds:
+            from funcware.effects.declarations import Declaration, check_applies
+
+            check_applies(Declaration(**{key: frozenset(kinds)}), context.hook, context.source)
+        return sorted(names)
+
+    return check
+
+
+def _references(key: str) -> Any:
+    def check(value: object, context: Context) -> list[Any]:
+        from funcware.effects.declarations import _refs
+
+        return list(_refs(value, key, context.source))
+
+    return check
+
+
+def _position(value: object, context: Context) -> object:
+    if value not in get_args(Position):
+        raise ValueError(
+            f"{context.source}: position={value!r} is not a position; use 'outermost' or "
+            "'innermost' (or leave it out)."
+        )
+    return value
+
+
+HELP = {
+    "reads": "effect names it reads, e.g. 'messages.latest', 'request.messages' (default: "
+    "undeclared).",
+    "writes": "effect names it writes, e.g. 'messages.answer', 'model.calls' (default: "
+    "undeclared).",
+    "outside": "middleware (names or classes) it must sit outside of.",
+    "inside": "middleware (names or classes) it must sit inside of.",
+    "requires": "middleware (names or classes) that must be in the agent with it.",
+    "position": "'outermost' or 'innermost' (default: anywhere).",
+}
+
+
+def register(**_: Any) -> None:
+    """Register the options and the plug-in (``funcware/__init__.py`` calls it)."""
+    from funcware.compose.seams import register as register_feature
+
+    checks = {
+        "reads": _effect_names("reads"),
+        "writes": _effect_names("writes"),
+        "outside": _references("outside"),
+        "inside": _references("inside"),
+        "requires": _references("requires"),
+        "position": _position,
+    }
+    for key in ATTRS:
+        register_option(Option(key, ALL, None, HELP[key], owner="effects", check=checks[key]))
+    register_feature(Effects())

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import funcware.hooks
+from funcware.compose.graph.arguments import check_choice
 from funcware.effects.declarations import (
     READ_ONLY,
     WRITE_ONLY,
@@ -30,6 +31,7 @@ from funcware.effects.declarations import (
     refers_to,
 )
 from funcware.effects.hazards import Hazard, find_hazards
+from funcware.errors import MiddlewareOrderError, MiddlewareOrderWarning
 from funcware.hooks.middleware import origin
 
 __all__ = [
@@ -61,15 +63,6 @@ included). Declare an order with ``outside=``/``inside=`` where it does matter."
 _FINER = READ_ONLY | WRITE_ONLY
 """The message and call effects: hooks share them by nature (two hooks answering tool
 calls is no problem); :mod:`.hazards` checks the orders in which they are one."""
-
-
-class MiddlewareOrderError(ValueError):
-    """The middleware order breaks a declared constraint; the message lists every problem."""
-
-
-class MiddlewareOrderWarning(UserWarning):
-    """Two declared middleware touch one effect and nothing says which goes first, or one
-    hides from the other what it needs (a hazard)."""
 
 
 @dataclass(frozen=True)
@@ -298,14 +291,6 @@ class OrderReport:
     def undeclared(self) -> list[str]:
         """Names of the middleware that declared nothing (never checked)."""
         return [m.name for m, d in zip(self.order, self.declarations, strict=True) if d is None]
-
-
-def check_choice(value: object, name: str, allowed: tuple[str, ...], source: str) -> None:
-    """A ``ValueError`` unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        raise ValueError(
-            f"{source} got {name}={value!r}; use one of {', '.join(repr(a) for a in allowed)}."
-        )
 
 
 def arrange(

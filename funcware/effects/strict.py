@@ -28,14 +28,11 @@ from langgraph.types import Command
 
 from funcware.compose.steps.keys import written_keys
 from funcware.effects.declarations import REQUEST_FIELDS, WRITE_ONLY, Declaration
+from funcware.errors import UndeclaredEffectError
 from funcware.hooks.middleware import NODE_HOOKS, HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse
 
 __all__ = ["UndeclaredEffectError", "observed"]
-
-
-class UndeclaredEffectError(RuntimeError):
-    """A declared middleware did something it did not declare (``effects="strict"``)."""
 
 
 class _Watch:

@@ -1,7 +1,10 @@
 """LangChain interop: LangChain's middleware in funcware stacks, and funcware's in LangChain's.
 
-``to_langchain(middleware)`` turns funcware middleware into LangChain middleware;
-``to_langchain_format(response_format)`` does the same for a structured-output format.
+A feature on the core's adapt seam: :class:`~funcware.interop.adapter.LangChainAdapter`
+lets the core read a LangChain middleware's hooks (its ``wrap_model_call`` adapted to
+funcware's types) and a LangChain state schema's fields. ``to_langchain(middleware)``
+turns funcware middleware into LangChain middleware; ``to_langchain_format(response_format)``
+does the same for a structured-output format (both need the ``langchain`` extra).
 """
 
 from __future__ import annotations
@@ -20,3 +23,11 @@ def __getattr__(name: str) -> Any:
 
         return getattr(langchain, name)
     raise AttributeError(f"module 'funcware.interop' has no attribute {name!r}")
+
+
+def register(**_: Any) -> None:
+    """Register the adapter on the core's adapt seam (``funcware/__init__.py`` calls it)."""
+    from funcware.hooks.adapters import register_adapter
+    from funcware.interop.adapter import LangChainAdapter
+
+    register_adapter(LangChainAdapter())

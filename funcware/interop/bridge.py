@@ -1,15 +1,16 @@
 """LangChain v1 middleware seen through funcware's eyes, and back.
 
-funcware never imports ``langchain``: a LangChain middleware instance can only exist if
-its module is already loaded, so these helpers look it up in ``sys.modules``. They
-convert requests and responses between the two libraries' (field-for-field identical)
-classes, so a LangChain middleware sees exactly LangChain's types and vice versa.
+These helpers run only when a LangChain object is at hand (a middleware, a schema, a
+response format), so the LangChain module they import is already loaded and what they
+do never depends on import order. They convert requests and responses between the two
+libraries' (field-for-field identical) classes, so a LangChain middleware sees exactly
+LangChain's types and vice versa.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
-import sys
 import weakref
 from collections.abc import Callable
 from types import ModuleType
@@ -24,6 +25,7 @@ from funcware.hooks.types import (
     ModelResponse,
     OmitFromSchema,
 )
+from funcware.interop.adapter import langchain_base
 from funcware.structured.strategies import AutoStrategy, ProviderStrategy, SchemaSpec, ToolStrategy
 
 __all__ = [
@@ -32,9 +34,9 @@ __all__ = [
     "from_lc_result",
     "is_langchain_format",
     "is_langchain_middleware",
+    "langchain_fields",
     "langchain_types",
     "lc_format",
-    "native_fields",
     "native_format",
     "swap_omit_markers",
     "to_lc_request",
@@ -49,15 +51,14 @@ _TWIN = "_funcware_twin"
 """The attribute linking a funcware strategy and its LangChain copy, both ways."""
 
 
-def langchain_types() -> ModuleType | None:
-    """``langchain.agents.middleware.types`` if something already imported it, else ``None``."""
-    return sys.modules.get(_TYPES_MODULE)
+def langchain_types() -> ModuleType:
+    """``langchain.agents.middleware.types`` (called only when a LangChain object is at hand)."""
+    return importlib.import_module(_TYPES_MODULE)
 
 
 def is_langchain_middleware(obj: object) -> bool:
     """Whether ``obj`` is an instance of LangChain's ``AgentMiddleware``."""
-    lc = langchain_types()
-    return lc is not None and isinstance(obj, lc.AgentMiddleware)
+    return langchain_base(type(obj)) is not None
 
 
 def lc_format(value: Any) -> Any:
@@ -69,9 +70,9 @@ def lc_format(value: Any) -> Any:
     if kind.__name__ not in _FORMAT_CLASSES or not kind.__module__.startswith("funcware."):
         return value
     twin = getattr(value, _TWIN, None)
-    lc = sys.modules.get(_FORMATS_MODULE)
-    if twin is not None or lc is None:
-        return twin if twin is not None else value
+    if twin is not None:
+        return twin
+    lc = importlib.import_module(_FORMATS_MODULE)
     if kind.__name__ == "ToolStrategy":
         twin = lc.ToolStrategy(
             value.schema,
@@ -143,7 +144,6 @@ def _request_fields(request: Any) -> dict[str, Any]:
 def to_lc_request(request: ModelRequest[Any]) -> Any:
     """funcware ``ModelRequest`` -> LangChain ``ModelRequest`` (same fields)."""
     lc = langchain_types()
-    assert lc is not None
     fields = _request_fields(request)
     fields["response_format"] = lc_format(fields["response_format"])
     return lc.ModelRequest(**fields)
@@ -161,7 +161,6 @@ def from_lc_request(request: Any) -> ModelRequest[Any]:
 def to_lc_response(response: Any) -> Any:
     """funcware ``ModelResponse`` -> LangChain ``ModelResponse``."""
     lc = langchain_types()
-    assert lc is not None
     if isinstance(response, lc.ModelResponse):
         return response
     return lc.ModelResponse(
@@ -172,8 +171,6 @@ def to_lc_response(response: Any) -> Any:
 def from_lc_result(result: Any) -> Any:
     """A LangChain wrap result as funcware's (``AIMessage`` and others pass through)."""
     lc = langchain_types()
-    if lc is None:
-        return result
     if isinstance(result, lc.ExtendedModelResponse):
         return ExtendedModelResponse(from_lc_result(result.model_response), result.command)
     if isinstance(result, lc.ModelResponse):
@@ -184,7 +181,6 @@ def from_lc_result(result: Any) -> Any:
 def to_lc_result(result: Any) -> Any:
     """A funcware wrap result as LangChain's (``AIMessage`` and others pass through)."""
     lc = langchain_types()
-    assert lc is not None
     if isinstance(result, ExtendedModelResponse):
         return lc.ExtendedModelResponse(to_lc_response(result.model_response), result.command)
     if isinstance(result, ModelResponse):
@@ -259,19 +255,30 @@ def _type_hints(schema: type) -> dict[str, Any]:
     return found
 
 
-def native_fields(schema: type) -> dict[str, Any]:
-    """A state schema's fields in funcware's terms (a new dict the caller may change).
+def _langchain_marker(item: object) -> bool:
+    kind = type(item)
+    return kind.__name__ == "OmitFromSchema" and kind.__module__.startswith("langchain.")
 
-    Fields a schema inherits from LangChain's ``AgentState`` are funcware's ``AgentState``
-    fields, and LangChain's omit/private markers become funcware's, so schemas from both
+
+def _metadata(annotation: Any) -> tuple[Any, ...]:
+    while get_origin(annotation) in (Required, NotRequired):
+        annotation = get_args(annotation)[0]
+    return get_args(annotation)[1:] if get_origin(annotation) is Annotated else ()
+
+
+def langchain_fields(hints: dict[str, Any]) -> dict[str, Any] | None:
+    """A state schema's fields (``hints``) in funcware's terms, if LangChain's markers are
+    among them (a schema deriving from LangChain's ``AgentState`` always has them); else
+    ``None``.
+
+    Fields inherited from LangChain's ``AgentState`` become funcware's ``AgentState``
+    fields, and LangChain's omit/private markers funcware's, so schemas from both
     libraries merge without false conflicts and keep private fields private.
     """
-    hints = _type_hints(schema)
-    lc = langchain_types()
-    if lc is None:
-        return dict(hints)
+    if not any(_langchain_marker(m) for a in hints.values() for m in _metadata(a)):
+        return None
     ours = _type_hints(AgentState)
-    theirs = _type_hints(lc.AgentState)
+    theirs = _type_hints(langchain_types().AgentState)
     return {
         key: ours[key]
         if key in theirs and annotation == theirs[key]

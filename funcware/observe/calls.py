@@ -11,12 +11,12 @@ A call starts and ends in the context that runs it, inside the layer that called
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+from funcware.compose.observing import install, installed, uninstall
 from funcware.observe.observers import Layer, active, observing
 
 __all__ = [
@@ -67,30 +67,6 @@ class Instrument(Protocol):
     def start_layer(self, layer: Layer) -> None: ...
 
     def end_layer(self, layer: Layer) -> None: ...
-
-
-_installed: tuple[Instrument, ...] = ()
-_lock = threading.Lock()
-
-
-def installed() -> tuple[Instrument, ...]:
-    """The instruments installed in this process (empty: nothing is instrumented)."""
-    return _installed
-
-
-def install(instrument: Instrument) -> None:
-    """Install ``instrument`` for every run in the process (once; again is a no-op)."""
-    global _installed  # process-wide, as OpenTelemetry instrumentors are
-    with _lock:
-        if instrument not in _installed:
-            _installed = (*_installed, instrument)
-
-
-def uninstall(instrument: Instrument) -> None:
-    """Remove ``instrument`` (not installed: a no-op). Runs already started keep it."""
-    global _installed
-    with _lock:
-        _installed = tuple(i for i in _installed if i is not instrument)
 
 
 def _start(instruments: tuple[Instrument, ...], call: Call) -> None:

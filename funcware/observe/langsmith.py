@@ -9,7 +9,7 @@ runs; ``wrap_tool_call`` likewise), a child of the run it is called in (the ``mo
 inside it, then the model's or the tool's own run). Its inputs are
 ``{"request": <the request's fields but runtime>}``, its outputs ``{"output": <result>}``,
 both shaped first by the middleware's ``trace_policy`` (else the process default,
-:func:`funcware.observe.tracing.configure_trace_policy`), so ``omit_payload`` keeps the run
+:func:`funcware.compose.steps.tracing.configure_trace_policy`), so ``omit_payload`` keeps the run
 and its timing and drops the payload. Only tracers are told about these runs (other
 callback handlers, such as langgraph's stream handlers, never see them). With no tracer
 in the callbacks nothing is done.
@@ -36,11 +36,11 @@ from langchain_core.tracers.base import AsyncBaseTracer, BaseTracer
 from langchain_core.tracers.langchain import LangChainTracer
 from langsmith.run_helpers import _set_tracing_context, get_tracing_context
 
+from funcware.compose.steps.tracing import resolve_trace_policy
 from funcware.compose.stream.quiet import own_config, under_callbacks
 from funcware.observe.observers import Layer, Observer
-from funcware.observe.tracing import resolve_trace_policy
 
-__all__ = ["LangChainRuns", "langchain_runs"]
+__all__ = ["RUNS", "LangChainRuns", "langchain_runs"]
 
 _log = logging.getLogger(__name__)
 _TRACERS = (BaseTracer, AsyncBaseTracer)
@@ -107,7 +107,9 @@ class LangChainRuns:
         return result
 
 
-_RUNS: tuple[Observer, ...] = (LangChainRuns(),)
+RUNS = LangChainRuns()
+"""The observer that turns wrap-layer calls into LangChain runs."""
+_RUNS: tuple[Observer, ...] = (RUNS,)
 
 
 def langchain_runs() -> tuple[Observer, ...]:

@@ -16,22 +16,18 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import Command
 
 from funcware.effects.strict import contents_of
+from funcware.errors import HookTimeoutError
 from funcware.hooks.types import ExtendedModelResponse
 from funcware.observe.langsmith import LangChainRuns
 from funcware.observe.observers import Observer, Outcome, end, start
-from funcware.policies.hooks import HookTimeoutError
 
 if TYPE_CHECKING:
-    from funcware.compose.wraps.layers import Handler, Run
+    from collections.abc import Callable
 
-__all__ = [
-    "aobserved_layer",
-    "changed_fields",
-    "failure_outcome",
-    "node_ended",
-    "observed_layer",
-    "wrote_keys",
-]
+    from funcware.compose.wraps.layers import Handler
+    from funcware.hooks.middleware import HookImpl
+
+__all__ = ["changed_fields", "failure_outcome", "node_ended", "observed_layer", "wrote_keys"]
 
 
 def failure_outcome(exc: BaseException) -> Outcome:
@@ -130,81 +126,80 @@ def _langchain_runs(observers: tuple[Observer, ...]) -> LangChainRuns | None:
     return None
 
 
-def _who(run: Run, at: int) -> tuple[str, str]:
-    """Layer ``at``'s middleware name and where it is defined (looked up once per run)."""
-    if run.who is None:
-        run.who = [(impl.middleware.name, impl.where) for impl in run.impls]
-    return run.who[at]
-
-
-def observed_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
-    """Call layer ``at`` with ``handler``, telling the active observers how it went."""
-    name, where = _who(run, at)
-    started = start(handler.observers, name, run.hook, where)
-    before = snapshot(request)
-    try:
-        runs = _langchain_runs(handler.observers)
-        if runs is None:
-            result = run.funcs[at](request, handler.call)
-        else:
-            middleware = run.impls[at].middleware
-            result = runs.call(middleware, run.hook, run.funcs[at], request, handler.call)
-    except BaseException as exc:
-        end(
-            handler.observers,
-            started,
-            failure_outcome(exc),
-            handler_calls=handler.calls,
-            changed=_changed(before, handler),
-            error=exc,
-        )
-        raise
+def _ended(
+    observers: tuple[Observer, ...],
+    started: Any,
+    before: Snapshot | None,
+    handler: Handler,
+    result: Any,
+) -> None:
     changed = _changed(before, handler)
     wrote = wrote_keys(result)
     outcome = _outcome(result, handler, changed, wrote)
-    end(
-        handler.observers,
-        started,
-        outcome,
-        handler_calls=handler.calls,
-        wrote=wrote,
-        changed=changed,
-    )
-    return result
+    end(observers, started, outcome, handler_calls=handler.calls, wrote=wrote, changed=changed)
 
 
-async def aobserved_layer(run: Run, at: int, request: Any, handler: Handler) -> Any:
-    """The async :func:`observed_layer`."""
-    name, where = _who(run, at)
-    started = start(handler.observers, name, run.hook, where)
-    before = snapshot(request)
-    try:
-        runs = _langchain_runs(handler.observers)
-        if runs is None:
-            result = await run.funcs[at](request, handler.call)
-        else:
-            result = await runs.acall(
-                run.impls[at].middleware, run.hook, run.funcs[at], request, handler.call
-            )
-    except BaseException as exc:
-        end(
-            handler.observers,
-            started,
-            failure_outcome(exc),
-            handler_calls=handler.calls,
-            changed=_changed(before, handler),
-            error=exc,
-        )
-        raise
+def _failed(
+    observers: tuple[Observer, ...],
+    started: Any,
+    before: Snapshot | None,
+    handler: Handler,
+    exc: BaseException,
+) -> None:
     changed = _changed(before, handler)
-    wrote = wrote_keys(result)
-    outcome = _outcome(result, handler, changed, wrote)
     end(
-        handler.observers,
+        observers,
         started,
-        outcome,
+        failure_outcome(exc),
         handler_calls=handler.calls,
-        wrote=wrote,
         changed=changed,
+        error=exc,
     )
-    return result
+
+
+def observed_layer(
+    impl: HookImpl, func: Callable[..., Any], is_async: bool, active: Callable[[], Any]
+) -> Callable[..., Any]:
+    """``func`` (a wrap layer of ``impl``), telling the observers ``active()`` gives how
+    each call went: started, then ended with its outcome."""
+    name, where, hook, middleware = impl.middleware.name, impl.where, impl.hook, impl.middleware
+
+    if is_async:
+
+        async def alayer(request: Any, handler: Any) -> Any:
+            observers = active()
+            started = start(observers, name, hook, where)
+            before = snapshot(request)
+            inner: Handler = handler.__self__
+            try:
+                runs = _langchain_runs(observers)
+                if runs is None:
+                    result = await func(request, handler)
+                else:
+                    result = await runs.acall(middleware, hook, func, request, handler)
+            except BaseException as exc:
+                _failed(observers, started, before, inner, exc)
+                raise
+            _ended(observers, started, before, inner, result)
+            return result
+
+        return alayer
+
+    def layer(request: Any, handler: Any) -> Any:
+        observers = active()
+        started = start(observers, name, hook, where)
+        before = snapshot(request)
+        inner: Handler = handler.__self__
+        try:
+            runs = _langchain_runs(observers)
+            if runs is None:
+                result = func(request, handler)
+            else:
+                result = runs.call(middleware, hook, func, request, handler)
+        except BaseException as exc:
+            _failed(observers, started, before, inner, exc)
+            raise
+        _ended(observers, started, before, inner, result)
+        return result
+
+    return layer

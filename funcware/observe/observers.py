@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
+from funcware.compose.observing import OBSERVERS
+
 __all__ = [
     "OUTCOMES",
     "Layer",
@@ -89,9 +91,7 @@ class Observer(Protocol):
     def end_layer(self, layer: Layer) -> None: ...
 
 
-_OBSERVERS: contextvars.ContextVar[tuple[Observer, ...]] = contextvars.ContextVar(
-    "funcware_observers", default=()
-)
+_OBSERVERS = OBSERVERS  # the core's: it checks, at each call's entry, whether anyone observes
 _CURRENT: contextvars.ContextVar[Layer | None] = contextvars.ContextVar(
     "funcware_layer", default=None
 )

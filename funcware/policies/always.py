@@ -8,13 +8,13 @@ started in this run is called once more, in ``after_agent`` order, with
 - ``state``: the last state the run reached (the checkpointer's, when the agent has one
   and the config names a thread; otherwise the last ``"values"`` the graph streamed);
 - ``runtime``: a ``Runtime`` with the run's ``context`` and the agent's ``store``;
-- :func:`run_error` returning the exception that failed the run.
+- :func:`funcware.policies.run_error` returning the exception that failed the run.
 
 What such a call returns is discarded (nothing is written, so the failed step resumes from
 the checkpoint exactly as without it); an exception it raises is logged on the
 ``funcware`` logger. Then the run's exception propagates, the same object, unchanged.
 Interrupts (the run is paused, not failed), cancellation and ``KeyboardInterrupt`` do not
-trigger it. An agent without always-run hooks is a plain ``CompiledStateGraph``.
+trigger it. An agent without always-run hooks has no such run wrap.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.hooks.middleware import HookImpl
 from funcware.policies.hooks import RUN_RECORD, RunRecord
 
-__all__ = ["AlwaysRunGraph", "run_error", "with_always_run"]
+__all__ = ["AlwaysRun", "always_run", "current_error"]
 
 logger = logging.getLogger("funcware")
 
@@ -44,11 +44,8 @@ _ERROR: contextvars.ContextVar[BaseException | None] = contextvars.ContextVar(
 _SKIP = object()
 
 
-def run_error() -> BaseException | None:
-    """The exception that failed the run, inside an always-run hook called for it.
-
-    ``None`` everywhere else, including an always-run hook on a run that succeeded.
-    """
+def current_error() -> BaseException | None:
+    """The exception that failed the run, inside an always-run hook called for it."""
     return _ERROR.get()
 
 
@@ -126,79 +123,74 @@ def _log_cleanup_failure(impl: HookImpl, exc: BaseException, error: BaseExceptio
     )
 
 
-class AlwaysRunGraph(CompiledStateGraph[Any, Any, Any, Any]):
-    """A compiled agent whose always-run ``after_agent`` hooks also run when a run fails.
+class AlwaysRun:
+    """The run wrap of an agent with always-run ``after_agent`` hooks: they also run when a
+    run fails. ``invoke``/``ainvoke`` go through ``stream``/``astream``, so those two are
+    wrapped (see ``funcware.compose.steps.runs.RunWrap``)."""
 
-    ``invoke``/``ainvoke`` go through ``stream``/``astream``, so those two are the guard.
-    """
-
-    cleanups: tuple[HookImpl, ...] = ()
-    """The always-run hooks, in the order they run (``after_agent`` order)."""
-
-    def copy(self, update: dict[str, Any] | None = None) -> AlwaysRunGraph:
-        """A copy (``with_config`` uses it) that keeps the always-run hooks."""
-        new = super().copy(update)
-        new.cleanups = self.cleanups
-        return new
+    def __init__(self, cleanups: tuple[HookImpl, ...]) -> None:
+        self.cleanups = cleanups
+        """The always-run hooks, in the order they run (``after_agent`` order)."""
 
     def _pending(self, record: RunRecord) -> list[HookImpl]:
         return [impl for impl in self.cleanups if impl.label not in record.started]
 
-    def _cleanup(self, state: Any, error: Exception, record: RunRecord, kwargs: Any) -> None:
+    def _cleanup(
+        self, graph: Any, state: Any, error: Exception, record: RunRecord, kwargs: Any
+    ) -> None:
         token = _ERROR.set(error)
         try:
             for impl in self._pending(record):
                 try:
-                    run_node(impl, state, _runtime(self, kwargs))
+                    run_node(impl, state, _runtime(graph, kwargs))
                 except Exception as exc:
                     _log_cleanup_failure(impl, exc, error)
         finally:
             _ERROR.reset(token)
 
-    async def _acleanup(self, state: Any, error: Exception, record: RunRecord, kwargs: Any) -> None:
+    async def _acleanup(
+        self, graph: Any, state: Any, error: Exception, record: RunRecord, kwargs: Any
+    ) -> None:
         token = _ERROR.set(error)
         try:
             for impl in self._pending(record):
                 try:
-                    await run_node_async(impl, state, _runtime(self, kwargs))
+                    await run_node_async(impl, state, _runtime(graph, kwargs))
                 except Exception as exc:
                     _log_cleanup_failure(impl, exc, error)
         finally:
             _ERROR.reset(token)
 
-    def _last_state(self, config: Any, watch: _Watch, input: Any) -> Any:
-        state_config = _state_config(self, config)
+    def _last_state(self, graph: Any, config: Any, watch: _Watch, input: Any) -> Any:
+        state_config = _state_config(graph, config)
         if state_config is not None:
             try:
-                return self.get_state(state_config).values
+                return graph.get_state(state_config).values
             except Exception:
                 logger.exception("funcware could not read the failed run's last checkpoint")
         return watch.last if watch.last is not None else _fallback(input)
 
-    async def _alast_state(self, config: Any, watch: _Watch, input: Any) -> Any:
-        state_config = _state_config(self, config)
+    async def _alast_state(self, graph: Any, config: Any, watch: _Watch, input: Any) -> Any:
+        state_config = _state_config(graph, config)
         if state_config is not None:
             try:
-                return (await self.aget_state(state_config)).values
+                return (await graph.aget_state(state_config)).values
             except Exception:
                 logger.exception("funcware could not read the failed run's last checkpoint")
         return watch.last if watch.last is not None else _fallback(input)
 
-    def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Iterator[Any]:
-        """langgraph's ``stream``; on failure, the always-run hooks run before it raises."""
-        watch = _Watch(self, kwargs)
-        return self._guard(super().stream, input, config, watch, kwargs)
-
-    def _guard(
+    def stream(
         self,
-        stream: Callable[..., Iterator[Any]],
+        graph: Any,
         input: Any,
         config: Any,
-        watch: _Watch,
         kwargs: dict[str, Any],
+        run: Callable[..., Iterator[Any]],
     ) -> Iterator[Any]:
+        """``run``'s stream; on failure, the always-run hooks run before it raises."""
+        watch = _Watch(graph, kwargs)
         record = RunRecord()
-        chunks = stream(input, config, **watch.kwargs)
+        chunks = run(input, config, **watch.kwargs)
         try:
             while True:
                 error: Exception | None = None
@@ -213,8 +205,8 @@ class AlwaysRunGraph(CompiledStateGraph[Any, Any, Any, Any]):
                     RUN_RECORD.reset(token)
                 if error is not None:
                     if not isinstance(error, GraphBubbleUp):
-                        state = self._last_state(config, watch, input)
-                        self._cleanup(state, error, record, kwargs)
+                        state = self._last_state(graph, config, watch, input)
+                        self._cleanup(graph, state, error, record, kwargs)
                     raise error
                 seen = watch.see(chunk)
                 if seen is not _SKIP:
@@ -224,11 +216,18 @@ class AlwaysRunGraph(CompiledStateGraph[Any, Any, Any, Any]):
             if close is not None:
                 close()
 
-    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[Any]:
-        """langgraph's ``astream``; on failure, the always-run hooks run before it raises."""
-        watch = _Watch(self, kwargs)
+    async def astream(
+        self,
+        graph: Any,
+        input: Any,
+        config: Any,
+        kwargs: dict[str, Any],
+        run: Callable[..., AsyncIterator[Any]],
+    ) -> AsyncIterator[Any]:
+        """``run``'s stream; on failure, the always-run hooks run before it raises."""
+        watch = _Watch(graph, kwargs)
         record = RunRecord()
-        chunks = super().astream(input, config, **watch.kwargs)
+        chunks = run(input, config, **watch.kwargs)
         try:
             while True:
                 error: Exception | None = None
@@ -243,8 +242,8 @@ class AlwaysRunGraph(CompiledStateGraph[Any, Any, Any, Any]):
                     RUN_RECORD.reset(token)
                 if error is not None:
                     if not isinstance(error, GraphBubbleUp):
-                        state = await self._alast_state(config, watch, input)
-                        await self._acleanup(state, error, record, kwargs)
+                        state = await self._alast_state(graph, config, watch, input)
+                        await self._acleanup(graph, state, error, record, kwargs)
                     raise error
                 seen = watch.see(chunk)
                 if seen is not _SKIP:
@@ -255,14 +254,9 @@ class AlwaysRunGraph(CompiledStateGraph[Any, Any, Any, Any]):
                 await aclose()
 
 
-def with_always_run(
-    compiled: CompiledStateGraph[Any, Any, Any, Any], plan: AgentPlan
-) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """``compiled`` as an :class:`AlwaysRunGraph` if the plan has always-run hooks, else itself."""
-    cleanups = tuple(impl for impl in reversed(plan.hooks["after_agent"]) if impl.always)
-    if not cleanups:
-        return compiled
-    attrs = {k: v for k, v in compiled.__dict__.items() if k != "__orig_class__"}
-    guarded = AlwaysRunGraph(**attrs)
-    guarded.cleanups = cleanups
-    return guarded
+def always_run(plan: AgentPlan) -> AlwaysRun | None:
+    """The run wrap for the plan's always-run hooks, or ``None`` when it has none."""
+    cleanups = tuple(
+        impl for impl in reversed(plan.hooks["after_agent"]) if impl.options.get("always")
+    )
+    return AlwaysRun(cleanups) if cleanups else None

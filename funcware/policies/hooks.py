@@ -28,11 +28,14 @@ import math
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from langgraph.errors import GraphBubbleUp
 
-from funcware.observe.observers import note_continued
+from funcware.compose.observing import note_continued
+from funcware.errors import HookTimeoutError
+from funcware.hooks.middleware import AgentMiddleware
+from funcware.hooks.options import Context, OnError
 
 if TYPE_CHECKING:
     from funcware.hooks.middleware import HookImpl
@@ -42,17 +45,14 @@ __all__ = [
     "ON_ERROR_VALUES",
     "RUN_RECORD",
     "TIMEOUT_ATTR",
-    "HookTimeoutError",
-    "OnError",
     "RunRecord",
     "apply_policies",
+    "check_always",
     "check_on_error",
     "check_timeout",
-    "hook_options",
-    "stash_options",
+    "resolve",
 ]
 
-OnError = Literal["raise", "continue"]
 ON_ERROR_VALUES: tuple[OnError, ...] = ("raise", "continue")
 TIMEOUT_ATTR = "__funcware_timeout__"
 """Set on a hook method (or the user's function) by ``timeout=``: the deadline in seconds."""
@@ -60,27 +60,6 @@ ALWAYS_ATTR = "__funcware_always__"
 """Set on an ``after_agent`` hook method by ``always=True``."""
 
 logger = logging.getLogger("funcware")
-
-
-class HookTimeoutError(TimeoutError):
-    """A hook did not finish within its ``timeout=``; names the middleware, hook and limit."""
-
-    def __init__(self, middleware: str, hook: str, where: str, timeout: float) -> None:
-        super().__init__(
-            f"middleware {middleware!r}, hook {hook} (defined at {where}) did not finish "
-            f"within its timeout of {timeout:g} s. Raise timeout= if the hook needs longer, "
-            "or catch HookTimeoutError in an outer layer to fall back."
-        )
-        self.middleware = middleware
-        self.hook = hook
-        self.where = where
-        self.timeout = timeout
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Rebuilt from its fields, then given back what was added to it since: its notes
-        # and its message as it now stands (FUNCWARE_ERROR_NOTES=message appends the note).
-        state = {**self.__dict__, "args": self.args}
-        return (type(self), (self.middleware, self.hook, self.where, self.timeout), state)
 
 
 def check_timeout(value: object, source: str) -> float | None:
@@ -120,24 +99,31 @@ def _option(funcs: tuple[Callable[..., Any] | None, ...], attr: str) -> Any:
     return None
 
 
-def hook_options(
-    impl: HookImpl,
-    sync: Callable[..., Any] | None,
-    async_: Callable[..., Any] | None,
-    foreign: bool,
-) -> HookImpl:
+def check_always(value: object, context: Context) -> bool:
+    """``always=`` as given to a decorator or ``hook_config``: True, on an ``after_agent``."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{context.source} got always={value!r}; use True or False.")
+    if value and context.hook and context.hook != "after_agent":
+        via = "@hook_config" if context.decorator == "hook_config" else "@" + context.decorator
+        raise TypeError(
+            f"{via}(always=True) on {context.function} has no effect on a {context.hook} "
+            "hook; only after_agent hooks can always run."
+        )
+    return value
+
+
+def resolve(impl: HookImpl) -> HookImpl:
     """``impl`` with the timeout, always flag and failure policy its hook declared.
 
-    ``sync``/``async_`` are the middleware's own methods (before any forwarding is cut
-    out). ``on_error`` is read from the middleware; on a LangChain middleware it counts
-    only when it is one of funcware's values (LangChain's ``ToolErrorMiddleware`` has an
-    ``on_error`` callback of its own).
+    ``timeout`` and ``always`` are read from the hook's methods (where the decorators and
+    ``hook_config`` marked them), ``on_error`` from the middleware; on another library's
+    middleware (LangChain's ``ToolErrorMiddleware`` has an ``on_error`` callback of its
+    own) ``on_error`` counts only when it is one of funcware's values.
     """
-    funcs = (sync, async_)
-    timeout = _option(funcs, TIMEOUT_ATTR)
-    always = bool(_option(funcs, ALWAYS_ATTR))
+    timeout = _option(impl.methods, TIMEOUT_ATTR)
+    always = bool(_option(impl.methods, ALWAYS_ATTR))
     declared = getattr(impl.middleware, "on_error", "raise")
-    if foreign:
+    if not isinstance(impl.middleware, AgentMiddleware):
         on_error: OnError = declared if declared in ON_ERROR_VALUES else "raise"
     else:
         on_error = (  # the description only when there is a mistake to report
@@ -152,23 +138,13 @@ def hook_options(
         )
     if timeout is None and not always and on_error == "raise":
         return impl
-    return dataclasses.replace(
-        impl,
-        timeout=check_timeout(timeout, f"{impl.describe()}:"),
-        on_error=on_error,
-        always=always,
-    )
-
-
-def stash_options(target: object, *, timeout: object, always: object, source: str) -> None:
-    """Record a checked ``timeout``/``always`` on a hook function or method."""
-    seconds = check_timeout(timeout, source)
-    if not isinstance(always, bool):
-        raise TypeError(f"{source} got always={always!r}; use True or False.")
-    if seconds is not None:
-        setattr(target, TIMEOUT_ATTR, seconds)
-    if always:
-        setattr(target, ALWAYS_ATTR, True)
+    options = {
+        **impl.options,
+        "timeout": check_timeout(timeout, f"{impl.describe()}:"),
+        "on_error": on_error,
+        "always": always,
+    }
+    return dataclasses.replace(impl, options=options)
 
 
 # -- always-run marks ----------------------------------------------------------------
@@ -421,13 +397,14 @@ def _wrapped(func: Callable[..., Any] | None, impl: HookImpl) -> Callable[..., A
         return None
     is_async = func is impl.async_
     wrapped = func
-    if impl.timeout is not None:
+    timeout = impl.options.get("timeout")
+    if timeout is not None:
         deadline = _async_deadline if is_async else _sync_deadline
-        wrapped = deadline(wrapped, impl, impl.timeout)
-    if impl.on_error == "continue":
+        wrapped = deadline(wrapped, impl, timeout)
+    if impl.options.get("on_error") == "continue":
         policy = _node_continue if impl.hook.startswith(("before_", "after_")) else _wrap_continue
         wrapped = policy(wrapped, impl, is_async)
-    if impl.always:
+    if impl.options.get("always"):
         wrapped = _marked(wrapped, impl.label, is_async)
     wrapped.__wrapped__ = func  # type: ignore[attr-defined]  # where() finds the user's code
     return wrapped
@@ -438,8 +415,10 @@ def apply_policies(impl: HookImpl) -> HookImpl:
 
     A hook that uses none of them is returned unchanged: no wrapper, no per-call cost.
     """
-    if impl.timeout is None and impl.on_error == "raise" and not impl.always:
+    resolved = resolve(impl)
+    if resolved is impl:
         return impl
+    impl = resolved
     return dataclasses.replace(
         impl, sync=_wrapped(impl.sync, impl), async_=_wrapped(impl.async_, impl)
     )

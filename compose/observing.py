@@ -1,0 +1,148 @@
+"""The observer seam: whether anything observes a call, and who runs it while something does.
+
+Nothing observes by default, and then the core runs every node, model call, tool call and
+wrap layer on its plain path. Something observes a call when an observer is active in
+its context (``funcware.observe.record()``), an instrument is installed in the process
+(``funcware.observe.instrument()``), or the run's callbacks carry a LangChain tracer
+(LangSmith). Then the core hands the call to the registered :class:`Watcher` (the
+observation feature's), which tells every observer of one protocol how each layer went.
+
+:func:`watcher` is asked once at the entry of each agent run, node, model call and tool
+call; an onion is built twice, plain and with each layer wrapped by
+:meth:`Watcher.layer`, and the caller picks one of the two per call. So a run that
+nothing observes passes no observation branch below its entries.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from langchain_core.runnables.config import var_child_runnable_config
+from langchain_core.tracers.base import AsyncBaseTracer, BaseTracer
+
+if TYPE_CHECKING:
+    from funcware.hooks.middleware import HookImpl
+
+__all__ = [
+    "OBSERVERS",
+    "Watcher",
+    "install",
+    "installed",
+    "note_continued",
+    "register_watcher",
+    "tracer_in_callbacks",
+    "uninstall",
+    "watcher",
+]
+
+T = TypeVar("T")
+
+OBSERVERS: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
+    "funcware_observers", default=()
+)
+"""The observers active in this context (``funcware.observe.observing`` sets it)."""
+
+_installed: tuple[Any, ...] = ()
+_lock = threading.Lock()
+_TRACERS = (BaseTracer, AsyncBaseTracer)
+
+
+class Watcher(Protocol):
+    """Runs calls while something observes them (the observation feature's)."""
+
+    def run(self, graph: Any, input: Any, config: Any) -> AbstractContextManager[Any]:
+        """Around one agent run (``invoke``, ``stream`` and their async twins)."""
+        ...
+
+    def node(self, impl: HookImpl, call: Callable[[], T]) -> T:
+        """Run one node hook (``call()``), telling the observers how it went."""
+        ...
+
+    async def anode(self, impl: HookImpl, call: Callable[[], Awaitable[T]]) -> T:
+        """Async :meth:`node`."""
+        ...
+
+    def model(self, request: Any, call: Callable[[Any], T]) -> T:
+        """Run the model itself (``call(request)``), innermost in the onion."""
+        ...
+
+    async def amodel(self, request: Any, call: Callable[[Any], Awaitable[T]]) -> T:
+        """Async :meth:`model`."""
+        ...
+
+    def tool(self, name: str, request: Any, call: Callable[[Any], T]) -> T:
+        """Run the tool itself (``call(request)``), innermost in the onion."""
+        ...
+
+    async def atool(self, name: str, request: Any, call: Callable[[Any], Awaitable[T]]) -> T:
+        """Async :meth:`tool`."""
+        ...
+
+    def layer(self, impl: HookImpl, func: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
+        """``func`` (a wrap layer's ``(request, handler) -> result``) told to the observers;
+        called once per layer when the observed onion is built."""
+        ...
+
+    def continued(self, error: BaseException) -> None:
+        """The current layer's ``error`` was passed over (``on_error="continue"``)."""
+        ...
+
+
+_watcher: list[Callable[[], Watcher]] = []
+
+
+def register_watcher(load: Callable[[], Watcher]) -> None:
+    """Set how to get the watcher (``load`` is called the first time something observes)."""
+    _watcher[:] = [load]
+
+
+def installed() -> tuple[Any, ...]:
+    """The instruments installed in this process (empty: nothing is instrumented)."""
+    return _installed
+
+
+def install(instrument: object) -> None:
+    """Install ``instrument`` for every run in the process (once; again is a no-op)."""
+    global _installed  # process-wide, as OpenTelemetry instrumentors are
+    with _lock:
+        if instrument not in _installed:
+            _installed = (*_installed, instrument)
+
+
+def uninstall(instrument: object) -> None:
+    """Remove ``instrument`` (not installed: a no-op). Runs already started keep it."""
+    global _installed
+    with _lock:
+        _installed = tuple(i for i in _installed if i is not instrument)
+
+
+def tracer_in_callbacks() -> bool:
+    """Whether the current run's callbacks carry a LangChain tracer (LangSmith, ...)."""
+    config = var_child_runnable_config.get()
+    if not config:
+        return False
+    callbacks = config.get("callbacks")
+    handlers = callbacks if isinstance(callbacks, list) else getattr(callbacks, "handlers", ())
+    return any(isinstance(handler, _TRACERS) for handler in handlers)
+
+
+def watcher() -> Watcher | None:
+    """The watcher, when something observes the current call; ``None``: take the plain path."""
+    if not (OBSERVERS.get() or _installed or tracer_in_callbacks()):
+        return None
+    if not _watcher:
+        return None
+    found = _watcher[0]()
+    _watcher[:] = [lambda: found]
+    return found
+
+
+def note_continued(error: BaseException) -> None:
+    """Tell the observers, if any, that the current layer's ``error`` was passed over."""
+    observer = watcher()
+    if observer is not None:
+        observer.continued(error)

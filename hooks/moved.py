@@ -1,0 +1,31 @@
+"""Public names that moved: their old import paths keep working, with a deprecation warning.
+
+A package lists what moved out of it in a ``MOVED`` table (name -> new home) and answers
+unknown attributes with :func:`moved`; the front door (``funcware/__init__.py``) fills
+the tables, so the core never names the feature packages that hold the names now.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+from funcware.errors import FuncwareDeprecationWarning
+
+__all__ = ["moved"]
+
+
+def moved(package: str, name: str, table: dict[str, str]) -> Any:
+    """``name`` from its new home in ``table``, with a ``FuncwareDeprecationWarning``; an
+    ``AttributeError`` if ``package`` never had it."""
+    home = table.get(name)
+    if home is None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{package}.{name} is deprecated since funcware 0.2 and will be removed in 0.3; "
+        f"import it from {home} instead.",
+        FuncwareDeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(importlib.import_module(home), name)
