@@ -17,10 +17,8 @@ of what it returned, so these rows are the cost of that check and the onion's bo
 (the floor runs the same functions).
 
 Both run at a recursion limit of 10,000, since the floor needs two frames a layer and
-cannot run 1,000 async layers at the default limit. At 10,000 a stack has room for 2,500
-async layers, so funcware's onion starts no new task; the last row is the same 1,000-layer
-async onion made to continue on a new task every 250 layers, as it does at the default
-limit of 1,000 (``tests/compose/test_onion_depth.py`` checks both behaviours).
+cannot run 1,000 layers at the default limit (where funcware's onion holds 480 layers,
+sync or async: ``tests/compose/test_onion_depth.py`` checks it).
 
     python bench/onion.py                 # 10, 100, 1000 layers, sync and async
     python bench/onion.py --quick         # fewer repetitions (the smoke test)
@@ -38,7 +36,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from funcware import ModelRequest, ModelResponse, wrap_model_call
-from funcware.compose.wraps import onion as onion_module
 from funcware.compose.wraps.onion import build_async, build_sync
 from funcware.compose.wraps.results import MODEL_CALLS
 from funcware.hooks.middleware import hook_impls
@@ -206,12 +203,8 @@ def combine(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return [_per_layer(row, row["layers"]) for row in rows.values()]
 
 
-DEFAULT_LIMIT_STACKS = "async, new task every 250"
-"""The flavour label of the row measured as at the default recursion limit."""
-
-
 def run(quick: bool = False) -> list[dict[str, Any]]:
-    """Every (flavour, layers) measurement, and the 1,000-layer async onion on fresh stacks."""
+    """Every (flavour, layers) measurement."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10_000))  # the floor needs 2 frames a layer
     rounds = 5 if quick else 40
@@ -222,14 +215,6 @@ def run(quick: bool = False) -> list[dict[str, Any]]:
                 found = measure_onion(layers, is_async=is_async, rounds=rounds)
                 flavour = "async" if is_async else "sync"
                 rows.append({"flavour": flavour, "layers": layers, **found})
-        frames = onion_module.FRAMES_PER_LAYER
-        # 10,000 // 40 = 250 layers a stack: what the default limit gives (1,000 // 4).
-        onion_module.FRAMES_PER_LAYER = 40
-        try:
-            found = measure_onion(LAYERS[-1], is_async=True, rounds=rounds)
-        finally:
-            onion_module.FRAMES_PER_LAYER = frames
-        rows.append({"flavour": DEFAULT_LIMIT_STACKS, "layers": LAYERS[-1], **found})
         return rows
     finally:
         sys.setrecursionlimit(limit)
@@ -248,8 +233,6 @@ def report(rows: list[dict[str, Any]]) -> str:
     ]
     for row in rows:
         met = "yes" if row["per_layer_ns"] <= TARGET_NS else "**no**"
-        if row["flavour"] == DEFAULT_LIMIT_STACKS:
-            met = "(shown, not a goal)"
         lines.append(
             f"| {row['flavour']} | {row['layers']} | {row['onion_ns'] / 1e3:.1f} µs "
             f"| {row['floor_ns'] / 1e3:.1f} µs | {row['onion_ns'] / row['floor_ns']:.2f}× "  # noqa: RUF001

@@ -34,6 +34,7 @@ from funcware import (
     wrap_model_call,
 )
 from funcware.hooks.middleware import hook_impls
+from funcware.policies.hooks import apply_policies
 
 __all__ = ["BUILDS", "main", "measure"]
 
@@ -78,9 +79,9 @@ def _same_callables(a: list[Any], b: list[Any]) -> bool:
 
     def code(stack: list[Any]) -> list[Any]:
         return [
-            (hook, impl.timeout, getattr(func, "__code__", None))
+            (hook, impl.options.get("timeout"), getattr(func, "__code__", None))
             for middleware in stack
-            for hook, impl in hook_impls(middleware).items()
+            for hook, impl in ((h, apply_policies(i)) for h, i in hook_impls(middleware).items())
             for func in (impl.sync, impl.async_)
         ]
 

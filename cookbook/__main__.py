@@ -8,9 +8,9 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from funcware.compose import explain
 from funcware.cookbook import RECIPES, load
 from funcware.cookbook._render import done_lines, render_messages, shorten
+from funcware.explain import explain
 from funcware.observe import record
 
 

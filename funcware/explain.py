@@ -22,21 +22,15 @@ from typing_extensions import get_type_hints
 from funcware.compose.graph.arguments import member_problem
 from funcware.compose.graph.plan import AgentPlan
 from funcware.compose.graph.schema import field_metadata, strip_required
+from funcware.compose.steps.runs import AgentGraph
 from funcware.effects.hazards import Hazard
-from funcware.effects.ordering import Conflict
+from funcware.effects.ordering import Conflict, OrderReport
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 from funcware.observe.record import RunRecord, beside_plan
 from funcware.structured.runtime import describe_format
 
 __all__ = ["Explanation", "explain"]
-
-_PLAN_ATTR = "__funcware_plan__"
-
-
-def attach_plan(agent: Any, plan: AgentPlan) -> None:
-    """Remember on a compiled agent the plan it was built from (for ``explain``)."""
-    setattr(agent, _PLAN_ATTR, plan)
 
 
 def _describe_field(key: str, annotation: Any) -> str:
@@ -61,10 +55,11 @@ def _own_fields(schema: type) -> list[str]:
 
 def _options(impl: HookImpl) -> str:
     """`` [timeout 2s, on_error=continue, always, stream=buffer]``, or ``""`` for none."""
-    marks = [f"timeout {impl.timeout:g}s"] if impl.timeout is not None else []
-    if impl.on_error != "raise":
-        marks.append(f"on_error={impl.on_error}")
-    if impl.always:
+    timeout, on_error = impl.options.get("timeout"), impl.options.get("on_error", "raise")
+    marks = [f"timeout {timeout:g}s"] if timeout is not None else []
+    if on_error != "raise":
+        marks.append(f"on_error={on_error}")
+    if impl.options.get("always"):
         marks.append("always")
     stream = getattr(impl.middleware, "stream", "pass")
     if impl.hook in ("after_model", "wrap_model_call") and stream != "pass":
@@ -82,17 +77,23 @@ class Explanation:
     """A run record shown beside the plan (``explain(agent, run=run)``)."""
 
     @property
+    def ordering(self) -> OrderReport | None:
+        """The order check of the plan (``None`` when nothing declared anything)."""
+        report = self.plan.notes.get("effects")
+        return report if isinstance(report, OrderReport) else None
+
+    @property
     def conflicts(self) -> list[Conflict]:
         """Effects two declared middleware touch with no constraint ordering them."""
-        return list(self.plan.ordering.conflicts) if self.plan.ordering is not None else []
+        return list(self.ordering.conflicts) if self.ordering is not None else []
 
     @property
     def hazards(self) -> list[Hazard]:
         """Hooks that hide from another what it needs, in the order they run."""
-        return list(self.plan.ordering.hazards) if self.plan.ordering is not None else []
+        return list(self.ordering.hazards) if self.ordering is not None else []
 
     def _order_lines(self) -> list[str]:
-        report = self.plan.ordering
+        report = self.ordering
         if report is None or all(d is None for d in report.declarations):
             return []
         out = []
@@ -219,8 +220,8 @@ def explain(target: Any, *, run: RunRecord | None = None) -> Explanation:
     With ``run`` (from ``funcware.observe.record()``), what each hook did on that run is
     shown beside the plan, then the run's timeline.
     """
-    plan = getattr(target, _PLAN_ATTR, None)
-    if isinstance(plan, AgentPlan):
+    plan = getattr(target, "plan", None)
+    if isinstance(target, AgentGraph) and isinstance(plan, AgentPlan):
         return Explanation(plan, run)
     if hasattr(target, "get_graph"):
         raise TypeError(

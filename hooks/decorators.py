@@ -169,7 +169,7 @@ def _friendly(typed: type | None = None) -> Callable[[F], F]:
             allowed = {o.name for o in options_for(name)}
             for key in options:
                 if key not in allowed:
-                    raise TypeError(unknown_option(name, key, _caller()))
+                    raise TypeError(unknown_option(name, key, _caller(), options[key]))
             if args and not takes_function:
                 target = args[0]
                 what = _label(target) if callable(target) else repr(target)
@@ -219,6 +219,11 @@ def _stash(target: Any, options: dict[str, Any], context: Context) -> dict[str, 
             setattr(target, found.mark, kept)
         else:
             attributes[key] = kept
+    completions = {
+        id(o.complete): o.complete for k in attributes if (o := option(k)) and o.complete
+    }
+    for complete in completions.values():
+        complete(attributes, context)
     return attributes
 
 

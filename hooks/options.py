@@ -123,6 +123,9 @@ class Option:
     after the option, or a mark ``__funcware_<name>__`` on the hook method."""
     elsewhere: str = ""
     """Why a decorator that does not take it does not (added to the refusal)."""
+    complete: Callable[[dict[str, Any], Context], None] | None = None
+    """Called once per decoration in which it was given, after every option was checked,
+    with the class attributes gathered so far (to add what the options imply together)."""
 
     @property
     def mark(self) -> str:
@@ -164,16 +167,16 @@ def describe(decorator: str) -> str:
     return "\n\n    Options:\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-def unknown_option(decorator: str, key: str, at: str) -> str:
-    """Why ``@decorator`` refuses ``key=`` (given at ``at``), and what it takes instead."""
+def unknown_option(decorator: str, key: str, at: str, value: object = None) -> str:
+    """Why ``@decorator`` refuses ``key=value`` (given at ``at``), and what it takes instead."""
     allowed = [o.name for o in options_for(decorator)]
     known = _OPTIONS.get(key)
     if known is not None:
         takers = sorted(d for d in known.decorators if d != "hook_config")
         why = f" {known.elsewhere}" if known.elsewhere else ""
         return (
-            f"@{decorator} (at {at}) does not take {key}=: it applies to "
-            f"{', '.join('@' + d for d in takers)} only.{why} Its options: "
+            f"@{decorator} (at {at}) does not take {key}= (got {key}={value!r}): {key}= "
+            f"applies to {' and '.join(takers)} hooks only.{why} Its options: "
             f"{', '.join(allowed) or 'none'}."
         )
     close = difflib.get_close_matches(key, allowed, n=1)

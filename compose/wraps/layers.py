@@ -193,7 +193,7 @@ class AsyncHandler(Handler):
 
     __slots__ = ()
 
-    async def call(self, request: Any) -> Any:  # type: ignore[override]
+    async def call(self, request: Any) -> Any:
         at = self._started(request)
         run = self.run
         try:

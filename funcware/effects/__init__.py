@@ -79,27 +79,35 @@ class Effects:
 
 
 def _effect_names(key: str) -> Any:
-    def check(value: object, context: Context) -> list[str]:
+    def check(value: object, context: Context) -> frozenset[str]:
         from funcware.effects.declarations import _effects, applies
 
         names = _effects(value, key, context.source)
-        if context.decorator == "dynamic_prompt" and key == "writes":
-            names = names | {"request.system_message"}
-        kinds = sorted(name for name in names if context.hook and not applies(name, context.hook))
-        if kinds:
+        wrong = frozenset(
+            name for name in names if context.hook and not applies(name, context.hook)
+        )
+        if wrong:
             from funcware.effects.declarations import Declaration, check_applies
 
-            check_applies(Declaration(**{key: frozenset(kinds)}), context.hook, context.source)
-        return sorted(names)
+            declared = Declaration(reads=wrong) if key == "reads" else Declaration(writes=wrong)
+            check_applies(declared, context.hook, context.source)
+        return names
 
     return check
 
 
+def _prompt_writes_its_message(attributes: dict[str, Any], context: Context) -> None:
+    """A declared ``@dynamic_prompt`` always writes ``request.system_message``."""
+    if context.decorator == "dynamic_prompt":
+        writes = attributes.get("writes") or frozenset()
+        attributes["writes"] = frozenset(writes) | {"request.system_message"}
+
+
 def _references(key: str) -> Any:
-    def check(value: object, context: Context) -> list[Any]:
+    def check(value: object, context: Context) -> tuple[Any, ...]:
         from funcware.effects.declarations import _refs
 
-        return list(_refs(value, key, context.source))
+        return _refs(value, key, context.source)
 
     return check
 
@@ -138,5 +146,15 @@ def register(**_: Any) -> None:
         "position": _position,
     }
     for key in ATTRS:
-        register_option(Option(key, ALL, None, HELP[key], owner="effects", check=checks[key]))
+        register_option(
+            Option(
+                key,
+                ALL,
+                None,
+                HELP[key],
+                owner="effects",
+                check=checks[key],
+                complete=_prompt_writes_its_message,
+            )
+        )
     register_feature(Effects())

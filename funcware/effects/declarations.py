@@ -274,6 +274,12 @@ def declarations(middleware: Any) -> Declaration | None:
     provided = getattr(middleware, _CACHE_ATTR, None)
     if isinstance(provided, Declaration):
         return provided
+    from funcware.compose.chain import ComposedMiddleware
+
+    if isinstance(middleware, ComposedMiddleware):  # the union of its members' declarations
+        from funcware.effects.ordering import united_declaration
+
+        return united_declaration(middleware.members)
     values: dict[str, Any] = {key: getattr(middleware, key, None) for key in ATTRS}
     try:
         found = declare("", **values)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from funcware.compose.steps.model_call import Delegate, ModelCall, Update
-from funcware.guards.policy import SlidingWindow, StreamPolicy
 from funcware.hooks.options import Context, Option, register_option
 
 if TYPE_CHECKING:
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
     from funcware.compose.seams import Build, NodePair
     from funcware.guards.guard import StreamGuard
+    from funcware.guards.policy import SlidingWindow, StreamPolicy
     from funcware.hooks.middleware import HookImpl
 
 __all__ = ["SlidingWindow", "StreamGuards", "StreamPolicy"]
@@ -95,6 +95,14 @@ class _Guarded(Delegate):
     async def afinish(self, update: Update, config: RunnableConfig | None) -> Update:
         update = await self.inner.afinish(update, config)
         return await self.guard.amodel_output(update, config) if self.guard.buffer else update
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("SlidingWindow", "StreamPolicy"):
+        from funcware.guards import policy
+
+        return getattr(policy, name)
+    raise AttributeError(f"module 'funcware.guards' has no attribute {name!r}")
 
 
 def _check_stream(value: object, context: Context) -> StreamPolicy:

@@ -25,7 +25,7 @@ from funcware.hooks.types import (
     ModelResponse,
     OmitFromSchema,
 )
-from funcware.interop.adapter import langchain_base
+from funcware.interop import langchain_base
 from funcware.structured.strategies import AutoStrategy, ProviderStrategy, SchemaSpec, ToolStrategy
 
 __all__ = [

@@ -15,6 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict, get_type_hints
 
 from funcware.compose import ComposedMiddleware, compose
+from funcware.policies.hooks import resolve
 from funcware.compose.threads.bridge import runnable_config
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
 from funcware.hooks.types import AgentState
@@ -121,7 +122,7 @@ def _check_tools(stack: ComposedMiddleware) -> None:
 def _check_always(stack: ComposedMiddleware) -> None:
     for member in stack.members:
         impl = hook_impls(member).get("after_agent")
-        if impl is not None and impl.always:
+        if impl is not None and resolve(impl).options.get("always"):
             raise TypeError(
                 f"to_langchain cannot convert {impl.describe()}: it is marked always=True, "
                 "and LangChain's create_agent does not run after_agent hooks when a run "

@@ -125,7 +125,7 @@ def register(**_: Any) -> None:
             owner="policies",
             check=_always,
             target="method",
-            elsewhere="Only after_agent hooks can always run: move the cleanup there.",
+            elsewhere="Cleanup belongs in after_agent: only after_agent hooks can always run.",
         )
     )
     register_feature(Policies())

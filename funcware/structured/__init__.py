@@ -6,7 +6,8 @@ A feature on the core's seams, used only by an agent given a ``response_format``
   model step (never run by the tool node) and end the run;
 - ``model_call``: the request's format is bound (tools or the provider's native mode)
   and the model's answer parsed into ``structured_response``; a wrap layer that retries
-  after a ``StructuredOutputError`` keeps the feedback it appended;
+  after a ``StructuredOutputError`` keeps the feedback it appended. An agent built
+  without a format loads none of this unless a wrap layer sets one on a request;
 - ``compiled``: the response's classes may be loaded from checkpoints in langgraph's
   strict deserialization mode.
 
@@ -33,25 +34,37 @@ __all__ = ["StructuredOutputs"]
 
 
 class _Structured(Delegate):
-    """A model strategy that binds the request's response format and parses the answer."""
+    """A model strategy that binds the request's response format and parses the answer.
 
-    def __init__(self, inner: ModelCall, output: StructuredOutput) -> None:
-        from funcware.structured.errors import StructuredOutputError
+    On an agent built without a ``response_format`` it stays out of the way until a wrap
+    layer sets one on a request (``ProviderStrategy``, say): only then is the structured
+    output machinery loaded.
+    """
 
+    def __init__(self, inner: ModelCall, output: StructuredOutput | None) -> None:
         super().__init__(inner)
         self.output = output
-        self.response_format = output.initial
-        self.answer_tools = output.tool_names
-        self.retry_errors = (*inner.retry_errors, StructuredOutputError)
+        if output is not None:
+            from funcware.structured.errors import StructuredOutputError
+
+            self.response_format = output.initial
+            self.answer_tools = output.tool_names
+            self.retry_errors = (*inner.retry_errors, StructuredOutputError)
 
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         if request.response_format is not None:
+            if self.output is None:
+                from funcware.structured.runtime import StructuredOutput
+
+                self.output = StructuredOutput()
             call = self.output.plan_call(request, layers)
             if call is not None:
                 return self.output.bind(request.model, call), call
         return self.inner.bind(request, layers)
 
     def respond(self, output: AIMessage, bound_for: object) -> ModelResponse[Any]:
+        if bound_for is None or self.output is None:
+            return self.inner.respond(output, bound_for)
         from funcware.hooks.types import ModelResponse
         from funcware.structured.runtime import Call
 
@@ -102,8 +115,7 @@ class StructuredOutputs:
 
     def model_call(self, call: ModelCall, build: Build) -> ModelCall:
         """Bind and parse the response format, when there is one."""
-        output = build.data.get("structured")
-        return call if output is None else _Structured(call, output)
+        return _Structured(call, build.data.get("structured"))
 
     def compiled(self, graph: AgentGraph, build: Build) -> None:
         """Let the response's classes load from checkpoints in strict mode."""

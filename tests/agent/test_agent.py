@@ -44,7 +44,7 @@ from funcware import (
     hook_config,
     wrap_model_call,
 )
-from funcware.compose import InvalidJumpError
+from funcware.errors import InvalidJumpError
 from funcware.testing import ScriptedChatModel
 
 HERE = os.path.basename(__file__)

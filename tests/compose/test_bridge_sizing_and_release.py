@@ -15,10 +15,9 @@ from support import hi
 
 from funcware import (
     before_model,
-    configure_bridge,
     create_agent,
 )
-from funcware.compose.threads.bridge import run_coroutine_sync
+from funcware.compose.threads.bridge import configure_bridge, run_coroutine_sync
 from funcware.compose.threads.pool import default_settings
 from funcware.testing import ScriptedChatModel
 

@@ -20,11 +20,10 @@ from support import hi
 
 from funcware import (
     before_model,
-    configure_bridge,
     create_agent,
     wrap_model_call,
 )
-from funcware.compose.threads.bridge import bridge_threads
+from funcware.compose.threads.bridge import bridge_threads, configure_bridge
 from funcware.testing import ScriptedChatModel
 
 

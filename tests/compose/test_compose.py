@@ -36,7 +36,7 @@ from funcware.compose import ComposedMiddleware, compose
 from funcware.compose import chain as chain_module
 from funcware.compose.graph.schema import SchemaConflict
 from funcware.compose.steps.nodes import InvalidJumpError
-from funcware.hooks import hook_impls
+from funcware.hooks.middleware import hook_impls
 
 HERE = os.path.basename(__file__)
 RUNTIME: Runtime[None] = Runtime(context=None)
@@ -213,18 +213,21 @@ def test_each_layers_handler_is_the_rest_of_the_chain(mode: str) -> None:
     assert final.system_prompt == "inner"
 
 
-def test_the_onion_is_built_once_not_on_every_call(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_onion_is_built_once_on_the_first_call_not_on_every_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     log: list[str] = []
     onion = compose(tracing("a", log), tracing("b", log))
+    call_model(onion, MODES[0])  # its first own call checks its members and builds its onions
 
     def refuse(*args: object) -> None:
         raise AssertionError("the onion was rebuilt during a call")
 
-    for name in ("build_sync", "build_async", "hook_impls", "flatten"):
+    for name in ("build_sync", "build_async", "hook_impls", "flatten", "arrange", "transform"):
         monkeypatch.setattr(chain_module, name, refuse)
     for mode in MODES * 2:
         call_model(onion, mode)
-    assert log == ["a>", "b>", "<b", "<a"] * 4
+    assert log == ["a>", "b>", "<b", "<a"] * 5
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -27,7 +27,7 @@ from funcware import (
     ToolCallRequest,
 )
 from funcware.compose import compose
-from funcware.hooks import NODE_HOOKS, hook_impls
+from funcware.hooks.middleware import NODE_HOOKS, hook_impls
 
 LAWS = settings(max_examples=50, deadline=None)
 RUNTIME: Runtime[None] = Runtime(context=None)

@@ -27,7 +27,7 @@ from funcware import (
     wrap_tool_call,
 )
 from funcware.__main__ import main as funcware_main
-from funcware.compose import BrokenStackError
+from funcware.errors import BrokenStackError
 from funcware.testing import ScriptedChatModel
 
 

@@ -31,8 +31,8 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose import Hazard
-from funcware.hooks import declarations
+from funcware.effects.declarations import declarations
+from funcware.effects.hazards import Hazard
 from funcware.hooks.middleware import origin
 from funcware.testing import ScriptedChatModel
 
@@ -200,12 +200,12 @@ def test_strict_effects_make_a_hazard_an_error_with_the_same_words() -> None:
     assert warned[:-1] + " (an error with effects='strict')" in str(info.value)
 
 
-def test_compose_warns_once_and_the_agent_does_not_repeat_it() -> None:
+def test_compose_is_a_value_and_the_agent_warns_once() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         both = compose(approve_tail, limit)
-    assert len([w for w in caught if issubclass(w.category, MiddlewareOrderWarning)]) == 1
-    assert build([both]) == []
+    assert [w for w in caught if issubclass(w.category, MiddlewareOrderWarning)] == []
+    assert len(build([both])) == 1
 
 
 def test_each_hazard_is_reported_once() -> None:

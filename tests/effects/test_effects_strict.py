@@ -33,7 +33,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.hooks import declarations
+from funcware.effects.declarations import declarations
 from funcware.testing import ScriptedChatModel, arun_hook, run_hook
 from funcware.testing.kit import HookResult
 

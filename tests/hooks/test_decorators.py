@@ -31,7 +31,8 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.hooks import FunctionMiddleware, hook_impls
+from funcware.hooks import FunctionMiddleware
+from funcware.hooks.middleware import hook_impls
 
 DECORATORS: dict[str, Callable[..., Any]] = {
     "before_agent": before_agent,

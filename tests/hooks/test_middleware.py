@@ -25,7 +25,7 @@ from funcware import (
     create_agent,
     hook_config,
 )
-from funcware.hooks import HOOKS, NODE_HOOKS, WRAP_HOOKS, HookImpl, hook_impls
+from funcware.hooks.middleware import HOOKS, NODE_HOOKS, WRAP_HOOKS, HookImpl, hook_impls
 from funcware.testing import ScriptedChatModel
 
 

@@ -51,8 +51,8 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose import BrokenStackError, InvalidJumpError
 from funcware.compose.graph.schema import input_output_schemas
+from funcware.errors import BrokenStackError, InvalidJumpError
 from funcware.hooks.middleware import HOOKS, hook_impls
 from funcware.interop import to_langchain
 from funcware.testing import ScriptedChatModel

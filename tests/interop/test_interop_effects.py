@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage
 from support import hi, require_langchain
 
 from funcware import MiddlewareOrderError, UndeclaredEffectError, create_agent, explain
-from funcware.hooks import declarations
+from funcware.effects.declarations import declarations
 from funcware.testing import ScriptedChatModel
 
 lc = require_langchain("langchain.agents.middleware")

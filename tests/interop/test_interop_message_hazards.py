@@ -21,7 +21,7 @@ from langgraph.types import Command
 from support import hi, require_langchain
 
 from funcware import MiddlewareOrderWarning, after_model, create_agent, explain
-from funcware.hooks import declarations
+from funcware.effects.declarations import declarations
 from funcware.hooks.middleware import origin
 from funcware.testing import ScriptedChatModel
 

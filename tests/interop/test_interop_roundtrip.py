@@ -45,7 +45,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose import InvalidJumpError
+from funcware.errors import InvalidJumpError
 from funcware.hooks.middleware import HOOKS
 from funcware.interop import to_langchain, to_langchain_format
 from funcware.testing import ScriptedChatModel

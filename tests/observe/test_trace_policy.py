@@ -26,7 +26,7 @@ from funcware import (
     omit_payload,
     resolve_trace_policy,
 )
-from funcware.hooks import hook_trace_policy
+from funcware.compose.steps.tracing import hook_trace_policy
 from funcware.testing import ScriptedChatModel
 
 OMIT = TracePolicy(process_inputs=omit_payload)

@@ -396,16 +396,22 @@ def test_always_is_for_after_agent_only() -> None:
         before_model(always=True)(lambda state: None)  # type: ignore[call-overload]
 
 
-def test_an_agent_without_it_is_a_plain_compiled_graph() -> None:
+def test_an_agent_without_it_has_no_run_wrap() -> None:
     from langgraph.graph.state import CompiledStateGraph
 
-    from funcware.policies.always import AlwaysRunGraph
+    from funcware.policies.always import AlwaysRun
 
     @after_agent
     def plain(state: Any) -> None: ...
 
+    @after_agent(always=True)
+    def cleanup(state: Any) -> None: ...
+
     agent = create_agent(ScriptedChatModel(responses=["x"]), middleware=[plain])
-    assert isinstance(agent, CompiledStateGraph) and not isinstance(agent, AlwaysRunGraph)
+    assert isinstance(agent, CompiledStateGraph) and agent.run_wraps == ()
+    guarded = create_agent(ScriptedChatModel(responses=["x"]), middleware=[cleanup])
+    assert [type(wrap) for wrap in guarded.run_wraps] == [AlwaysRun]
+    assert type(guarded) is type(agent)  # one compiled-graph class; the cleanup is data
 
 
 @pytest.mark.parametrize(

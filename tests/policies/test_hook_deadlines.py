@@ -35,7 +35,8 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.hooks import hook_impls
+from funcware.hooks.middleware import hook_impls
+from funcware.policies.hooks import apply_policies, resolve
 from funcware.testing import ScriptedChatModel
 
 HERE = __file__
@@ -279,9 +280,9 @@ def test_hook_config_timeout_above_and_below_a_decorator() -> None:
     def prompt(request: ModelRequest[Any]) -> str:
         return "be brief"
 
-    assert hook_impls(above)["before_model"].timeout == 2.0
-    assert hook_impls(below)["before_model"].timeout == 3.0
-    assert hook_impls(prompt)["wrap_model_call"].timeout == 4.0
+    assert resolve(hook_impls(above)["before_model"]).options["timeout"] == 2.0
+    assert resolve(hook_impls(below)["before_model"]).options["timeout"] == 3.0
+    assert resolve(hook_impls(prompt)["wrap_model_call"]).options["timeout"] == 4.0
 
 
 def test_deadlines_hold_inside_compose(release: threading.Event) -> None:
@@ -338,8 +339,10 @@ def test_without_a_deadline_the_users_function_is_called_directly() -> None:
     def timed(request: Any, handler: Any) -> Any:
         return handler(request)
 
-    assert hook_impls(wrap_model_call(plain))["wrap_model_call"].sync is plain
-    assert hook_impls(wrap_model_call(timeout=1)(timed))["wrap_model_call"].sync is not timed
+    plain_impl = apply_policies(hook_impls(wrap_model_call(plain))["wrap_model_call"])
+    timed_impl = apply_policies(hook_impls(wrap_model_call(timeout=1)(timed))["wrap_model_call"])
+    assert plain_impl.sync is plain
+    assert timed_impl.sync is not timed
 
 
 def test_an_abandoned_sync_layer_starts_no_model_call_after_its_deadline(

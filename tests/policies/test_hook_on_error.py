@@ -30,7 +30,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose import BrokenStackError
+from funcware.errors import BrokenStackError
 from funcware.testing import ScriptedChatModel
 
 HERE = __file__

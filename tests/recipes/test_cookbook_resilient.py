@@ -9,7 +9,8 @@ from langchain_core.messages import HumanMessage
 
 from funcware import create_agent
 from funcware.cookbook import resilient_hooks as recipe
-from funcware.hooks import hook_impls
+from funcware.hooks.middleware import hook_impls
+from funcware.policies.hooks import resolve
 from funcware.testing import ScriptedChatModel
 
 
@@ -27,9 +28,11 @@ def test_the_demo_closes_both_sandboxes_and_survives_the_metrics_outage(
 
 
 def test_the_guard_has_a_deadline_and_raises_on_its_own() -> None:
-    assert hook_impls(recipe.moderate)["before_model"].timeout == 2.0
-    assert hook_impls(recipe.record_latency)["after_model"].on_error == "continue"
-    assert hook_impls(recipe.SandboxScope())["after_agent"].always
+    assert resolve(hook_impls(recipe.moderate)["before_model"]).options["timeout"] == 2.0
+    assert resolve(hook_impls(recipe.record_latency)["after_model"]).options["on_error"] == (
+        "continue"
+    )
+    assert resolve(hook_impls(recipe.SandboxScope())["after_agent"]).options["always"]
 
 
 def test_a_model_failure_still_closes_the_sandbox() -> None:

@@ -21,7 +21,7 @@ def test_the_wrong_order_is_refused_with_the_fix() -> None:
 def test_the_demo_falls_back_inside_the_router() -> None:
     agent, state = routed_fallback.demo()
     assert state["messages"][-1].content == "(backup model) Owls eat mice."
-    assert [m.name for m in agent.__funcware_plan__.middleware] == [
+    assert [m.name for m in agent.plan.middleware] == [
         "route_by_length",
         "fall_back",
     ]

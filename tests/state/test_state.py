@@ -31,7 +31,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose import BrokenStackError
+from funcware.errors import BrokenStackError
 from funcware.testing import ScriptedChatModel
 
 HERE = os.path.basename(__file__)

@@ -33,7 +33,7 @@ from funcware import (
     before_model,
     create_agent,
 )
-from funcware.compose import BrokenStackError
+from funcware.errors import BrokenStackError
 from funcware.testing import ScriptedChatModel
 
 # -- 1. the caller's state_schema wins ---------------------------------------------------

@@ -20,7 +20,7 @@ from funcware import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.compose import InvalidJumpError
+from funcware.errors import InvalidJumpError
 from funcware.testing import ScriptedChatModel, arun_hook, run_hook
 
 MODES = ["sync", "async"]
