@@ -38,7 +38,7 @@ from funcware.compose.graph.routing import (
 from funcware.compose.graph.schema import input_output_schemas
 from funcware.compose.steps.keys import StateKeys
 from funcware.compose.steps.model_call import ModelCall
-from funcware.compose.steps.model_node import ModelNode, ToolWrapper
+from funcware.compose.steps.model_node import ModelNode
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.steps.runs import AgentGraph
 from funcware.compose.steps.tracing import hook_trace_policy, resolve_trace_policy
@@ -158,6 +158,8 @@ def create_agent(
 
     tool_node: ToolNode | None = None
     if plan.has_tool_node:
+        from funcware.compose.steps.tool_node import ToolWrapper
+
         tool_names = [name for _, name in plan.tool_owners]
         wrapper = ToolWrapper(hooks["wrap_tool_call"], plan.schema_tool_names, tool_names, keys)
         tool_node = ToolNode(plan.tools, wrap_tool_call=wrapper, awrap_tool_call=wrapper.acall)

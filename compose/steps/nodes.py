@@ -20,8 +20,7 @@ from funcware.compose.steps.failures import note_raised
 from funcware.compose.steps.jumplog import record_jump
 from funcware.compose.steps.keys import check_keys, written_keys
 from funcware.compose.steps.pauses import refuse_unresumable
-from funcware.compose.stream.quiet import hidden_calls
-from funcware.compose.threads.bridge import run_coroutine_sync, run_in_thread, runnable_config
+from funcware.compose.stream.quiet import hidden_calls, runnable_config
 from funcware.compose.wraps.results import returned
 from funcware.compose.wraps.updates import update_writes
 from funcware.errors import InvalidJumpError, UnknownNodeError
@@ -145,6 +144,8 @@ def _call_node(
                 result = impl.sync(*args, **kwargs)
             else:
                 assert impl.async_ is not None
+                from funcware.compose.threads.bridge import run_coroutine_sync
+
                 args, kwargs = _arguments(impl.async_call, state, runtime, config)
                 result = run_coroutine_sync(impl.async_(*args, **kwargs))
     except BaseException as exc:
@@ -177,6 +178,8 @@ async def _acall_node(
                 result = await impl.async_(*args, **kwargs)
             else:
                 assert impl.sync is not None
+                from funcware.compose.threads.bridge import run_in_thread
+
                 args, kwargs = _arguments(impl.sync_call, state, runtime, config)
                 result = await run_in_thread(partial(impl.sync, **kwargs), *args)
     except BaseException as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -43,6 +44,7 @@ __all__ = [
     "current_config",
     "hidden_calls",
     "quiet_config",
+    "runnable_config",
     "under_callbacks",
     "visible_layers",
 ]
@@ -256,6 +258,24 @@ def current_config(config: RunnableConfig) -> Iterator[None]:
     (A bound model merges the current config into the one it is given: passing a quiet
     config alone would bring the streaming handlers back.)
     """
+    token = var_child_runnable_config.set(config)
+    try:
+        yield
+    finally:
+        var_child_runnable_config.reset(token)
+
+
+@contextmanager
+def runnable_config(config: RunnableConfig | None) -> Iterator[None]:
+    """Make a node's ``config`` the current runnable config, on Python 3.10.
+
+    From 3.11 langgraph runs each node in a context that carries its config, so
+    ``interrupt()``, ``get_stream_writer()`` and model callbacks find it. On 3.10
+    asyncio cannot, and async nodes run without it; funcware's nodes set it here.
+    """
+    if config is None or sys.version_info >= (3, 11):
+        yield
+        return
     token = var_child_runnable_config.set(config)
     try:
         yield

@@ -9,7 +9,7 @@ and every run's metadata says which integration built the agent and, with ``name
 
 from __future__ import annotations
 
-import sys
+import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -57,12 +57,17 @@ def member_transformers(middleware: Sequence[Any]) -> list[TransformerFactory]:
 _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 
 
-def _subagent_transformer() -> TransformerFactory:
-    """LangChain's sub-agent transformer when LangChain is loaded (code written for it checks
-    for its handle class), else funcware's, which streams the same handles."""
-    langchain = sys.modules.get(_LC_SUBAGENTS)
-    found = getattr(langchain, "SubagentTransformer", None)
-    return found if callable(found) else SubagentTransformer
+def _subagent_transformer(middleware: Sequence[Any]) -> TransformerFactory:
+    """LangChain's sub-agent transformer when the stack has LangChain middleware (code written
+    for it checks for its handle class), else funcware's, which streams the same handles.
+
+    Decided from the stack itself, so it never depends on what happens to be imported.
+    """
+    if any(type(m).__module__.startswith("langchain.") for m in middleware):
+        found = getattr(importlib.import_module(_LC_SUBAGENTS), "SubagentTransformer", None)
+        if callable(found):
+            return found  # type: ignore[no-any-return]
+    return SubagentTransformer
 
 
 def agent_transformers(
@@ -71,7 +76,12 @@ def agent_transformers(
     """The transformer factories to compile the agent with, in LangChain's order."""
     extra = [_check(factory, "create_agent(transformers=...)") for factory in given or ()]
     return _unique(
-        [ToolCallTransformer, _subagent_transformer(), *member_transformers(middleware), *extra]
+        [
+            ToolCallTransformer,
+            _subagent_transformer(middleware),
+            *member_transformers(middleware),
+            *extra,
+        ]
     )
 
 

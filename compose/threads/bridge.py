@@ -10,15 +10,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
-import sys
 import threading
-from collections.abc import Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, TypeVar
-
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import var_child_runnable_config
 
 from funcware.compose.threads.pool import BridgePool, BridgeSettings, default_settings, thread_loop
 
@@ -29,7 +24,6 @@ __all__ = [
     "configure_bridge",
     "run_coroutine_sync",
     "run_in_thread",
-    "runnable_config",
 ]
 
 T = TypeVar("T")
@@ -217,21 +211,3 @@ def call_soon_in_loop(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any,
         return scope.call(loop, coro)
     except concurrent.futures.CancelledError:
         raise asyncio.CancelledError from None
-
-
-@contextmanager
-def runnable_config(config: RunnableConfig | None) -> Iterator[None]:
-    """Make a node's ``config`` the current runnable config, on Python 3.10.
-
-    From 3.11 langgraph runs each node in a context that carries its config, so
-    ``interrupt()``, ``get_stream_writer()`` and model callbacks find it. On 3.10
-    asyncio cannot, and async nodes run without it; funcware's nodes set it here.
-    """
-    if config is None or sys.version_info >= (3, 11):
-        yield
-        return
-    token = var_child_runnable_config.set(config)
-    try:
-        yield
-    finally:
-        var_child_runnable_config.reset(token)

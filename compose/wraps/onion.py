@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from funcware.compose.threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
 from funcware.compose.wraps.layers import (
     AsyncPiece,
     AsyncTail,
@@ -60,6 +59,8 @@ class CallKind:
 def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
     """A run built around :func:`async_outcome_piece`, on an event loop, around ``inner``."""
 
+    from funcware.compose.threads.bridge import run_coroutine_sync  # only a mixed onion needs it
+
     def piece(request: Any, tail: Tail) -> Outcome:
         async def async_tail(req: Any) -> Outcome:
             return inner(req, tail)
@@ -71,6 +72,8 @@ def _async_run_in_sync(run: AsyncPiece, inner: Piece) -> Piece:
 
 def _sync_run_in_async(run: Piece, inner: AsyncPiece) -> AsyncPiece:
     """A run built around :func:`outcome_piece`, on a worker thread, around ``inner``."""
+
+    from funcware.compose.threads.bridge import call_soon_in_loop, run_in_thread
 
     async def piece(request: Any, tail: AsyncTail) -> Outcome:
         loop = asyncio.get_running_loop()
@@ -115,7 +118,8 @@ def build_async(
 
 
 class Onions:
-    """One onion, built once plain (sync and async), and once observed when first needed.
+    """One onion, built once per flavour when first run, plain and (when something observes
+    a call) observed.
 
     :meth:`sync` and :meth:`async_` take the watcher of the current call
     (:func:`funcware.compose.observing.watcher`): ``None`` gives the plain onion.
@@ -124,25 +128,30 @@ class Onions:
     def __init__(self, impls: Sequence[HookImpl], kind: CallKind) -> None:
         self.impls = list(impls)
         self.kind = kind
-        self.plain_sync = build_sync(self.impls, kind)
-        self.plain_async = build_async(self.impls, kind)
-        self._observed: tuple[Any, Piece, AsyncPiece] | None = None
-
-    def _watched(self, observer: Any) -> tuple[Any, Piece, AsyncPiece]:
-        observed = self._observed
-        if observed is None or observed[0] is not observer:
-            observed = (
-                observer,
-                build_sync(self.impls, self.kind, observer.layer),
-                build_async(self.impls, self.kind, observer.layer),
-            )
-            self._observed = observed
-        return observed
+        self._sync: Piece | None = None
+        self._async: AsyncPiece | None = None
+        self._observed: tuple[Any, Piece | None, AsyncPiece | None] = (None, None, None)
 
     def sync(self, observer: Any) -> Piece:
         """The sync onion to run this call with."""
-        return self.plain_sync if observer is None else self._watched(observer)[1]
+        if observer is None:
+            if self._sync is None:
+                self._sync = build_sync(self.impls, self.kind)
+            return self._sync
+        watched, piece, apiece = self._observed
+        if watched is not observer or piece is None:
+            piece = build_sync(self.impls, self.kind, observer.layer)
+            self._observed = (observer, piece, apiece if watched is observer else None)
+        return piece
 
     def async_(self, observer: Any) -> AsyncPiece:
         """The async onion to run this call with."""
-        return self.plain_async if observer is None else self._watched(observer)[2]
+        if observer is None:
+            if self._async is None:
+                self._async = build_async(self.impls, self.kind)
+            return self._async
+        watched, piece, apiece = self._observed
+        if watched is not observer or apiece is None:
+            apiece = build_async(self.impls, self.kind, observer.layer)
+            self._observed = (observer, piece if watched is observer else None, apiece)
+        return apiece

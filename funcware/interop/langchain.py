@@ -15,8 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict, get_type_hints
 
 from funcware.compose import ComposedMiddleware, compose
-from funcware.policies.hooks import resolve
-from funcware.compose.threads.bridge import runnable_config
+from funcware.compose.stream.quiet import runnable_config
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
 from funcware.hooks.types import AgentState
 from funcware.interop.bridge import (
@@ -27,6 +26,7 @@ from funcware.interop.bridge import (
     to_lc_request,
     to_lc_result,
 )
+from funcware.policies.hooks import resolve
 
 __all__ = ["to_langchain", "to_langchain_format"]
 

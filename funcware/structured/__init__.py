@@ -108,7 +108,8 @@ class StructuredOutputs:
             return
         from funcware.structured.runtime import StructuredOutput
 
-        output = StructuredOutput(response_format)
+        langchain = any(type(m).__module__.startswith("langchain.") for m in plan.middleware)
+        output = StructuredOutput(response_format, langchain=langchain)
         build.data["structured"] = output
         plan.response_format = output.initial
         plan.answer_tools = output.tool_names

@@ -8,7 +8,7 @@ retry and refusal middleware, deepagents' graders). funcware never imports LangC
 
 from __future__ import annotations
 
-import sys
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -59,10 +59,12 @@ class StructuredOutputValidationError(StructuredOutputError):
 _twins: dict[tuple[type, type], type] = {}
 
 
-def with_langchain_class(error: StructuredOutputError) -> StructuredOutputError:
-    """``error``, made an instance of LangChain's class too when LangChain is loaded."""
-    lc = sys.modules.get(_LC_MODULE)
-    theirs = getattr(lc, type(error).__name__, None) if lc is not None else None
+def with_langchain_class(error: StructuredOutputError, langchain: bool) -> StructuredOutputError:
+    """``error``, made an instance of LangChain's class of the same name too when the stack
+    has LangChain middleware (``langchain``), so their ``except`` clauses catch it."""
+    if not langchain:
+        return error
+    theirs = getattr(importlib.import_module(_LC_MODULE), type(error).__name__, None)
     if not isinstance(theirs, type) or isinstance(error, theirs):
         return error
     ours = type(error)

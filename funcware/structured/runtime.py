@@ -11,7 +11,6 @@ LangChain's own strategy objects are read by shape, so funcware never imports La
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -136,9 +135,11 @@ def supports_provider_strategy(model: object, tools: Sequence[object] | None = N
 
 
 def _openai_compatible(model: object) -> bool:
-    base = sys.modules.get("langchain_openai.chat_models.base")
-    chat_openai = getattr(base, "BaseChatOpenAI", None)
-    return isinstance(chat_openai, type) and isinstance(model, chat_openai)
+    """Whether ``model`` is langchain-openai's ``BaseChatOpenAI`` (read from its class)."""
+    return any(
+        klass.__name__ == "BaseChatOpenAI" and klass.__module__.startswith("langchain_openai.")
+        for klass in type(model).__mro__
+    )
 
 
 def _retry_message(error: StructuredOutputError, strategy: object) -> str | None:
@@ -174,7 +175,9 @@ class Call:
 class StructuredOutput:
     """An agent's response format: the up-front tool bindings and the per-call logic."""
 
-    def __init__(self, response_format: object = None) -> None:
+    def __init__(self, response_format: object = None, *, langchain: bool = False) -> None:
+        self.langchain = langchain
+        """Whether the stack has LangChain middleware: its errors are LangChain's too."""
         initial = as_strategy(response_format)
         self.initial: object = initial
         """What ``ModelRequest.response_format`` starts as: ``None``, a funcware strategy
@@ -275,7 +278,8 @@ class StructuredOutput:
             return [output], None
         if len(calls) > 1:
             error: StructuredOutputError = with_langchain_class(
-                MultipleStructuredOutputsError([tc["name"] for tc in calls], output)
+                MultipleStructuredOutputsError([tc["name"] for tc in calls], output),
+                self.langchain,
             )
             message = _retry_message(error, strategy)
             if message is None:
@@ -286,7 +290,9 @@ class StructuredOutput:
         try:
             response = self.bindings[call["name"]].parse(call["args"])
         except Exception as exc:
-            error = with_langchain_class(StructuredOutputValidationError(call["name"], exc, output))
+            error = with_langchain_class(
+                StructuredOutputValidationError(call["name"], exc, output), self.langchain
+            )
             message = _retry_message(error, strategy)
             if message is None:
                 raise error from exc
@@ -305,7 +311,7 @@ class StructuredOutput:
         except Exception as exc:
             name = getattr(spec.schema, "__name__", "response_format")
             error = StructuredOutputValidationError(name, exc, output)
-            raise with_langchain_class(error) from exc
+            raise with_langchain_class(error, self.langchain) from exc
         return [output], response
 
 

@@ -14,7 +14,7 @@ from langgraph.types import Command
 from typing_extensions import NotRequired, TypedDict
 
 from funcware import AgentState, before_model, compose
-from funcware.compose.threads.bridge import runnable_config
+from funcware.compose.stream.quiet import runnable_config
 
 
 def _joined(left: list[str] | None, right: list[str]) -> list[str]:
