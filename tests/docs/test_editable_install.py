@@ -1,7 +1,12 @@
-"""An editable install (``pip install -e .``, packaging/backend.py) shows the repository's
-own files: modules' ``__file__`` and traceback frames are under the repository root, never
-a copy or link tree under ``build/``; and the path type checkers follow holds only
-``funcware``. Checks the install this suite runs in; installs nothing.
+"""An editable install (``pip install -e .``, setuptools' default mode) imports funcware from
+this checkout: the package's folder is the repository's ``funcware/``, so an edited or added
+module is used without reinstalling; modules' ``__file__`` and traceback frames are the
+repository's files (``hooks/``, ``compose/`` and ``cookbook/`` through their links in
+``funcware/``), never a copy under ``build/`` or site-packages; and no other folder of the
+checkout becomes importable. Checks the install this suite runs in; installs nothing.
+
+Type checkers do not follow setuptools' editable installs, so nothing here checks them;
+``.ci/run`` type-checks a user's file against the installed wheel.
 
 Skipped when funcware is not installed in editable mode from this checkout;
 ``FUNCWARE_REQUIRE_EDITABLE=1`` (CI) makes that a failure.
@@ -20,11 +25,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The checkout's other top-level folders, none of which an install may expose.
+OTHER_FOLDERS = ("hooks", "compose", "cookbook", "tests", "bench", "deploy", "docs")
+
 # Run from a folder outside the repository, so the checkout itself is not on sys.path
 # (nor its funcware.egg-info, which would stand in for the installed metadata).
 PROBE = """
-import json, traceback
+import importlib.util, json, sys, traceback
 from importlib.metadata import distribution
+import funcware
 import funcware.hooks.decorators as decorators
 from funcware import before_model, create_agent
 from funcware.testing import ScriptedChatModel
@@ -38,13 +47,17 @@ try:
     agent.invoke({"messages": [("user", "hello")]})
 except PermissionError as error:
     frames = [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
-dist = distribution("funcware")
-pth = [str(f.locate()) for f in dist.files or [] if f.name.endswith(".pth")]
+others = {}
+for name in sys.argv[1:]:
+    spec = importlib.util.find_spec(name)
+    places = [] if spec is None else [spec.origin, *(spec.submodule_search_locations or [])]
+    others[name] = [str(place) for place in places if place]
 print(json.dumps({
-    "direct_url": json.loads(dist.read_text("direct_url.json") or "{}"),
-    "pth": [open(p, encoding="utf-8").read() for p in pth],
+    "direct_url": json.loads(distribution("funcware").read_text("direct_url.json") or "{}"),
+    "package_path": list(funcware.__path__),
     "decorators": decorators.__file__,
     "frames": frames,
+    "others": others,
 }))
 """
 
@@ -54,7 +67,7 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What a program outside the repository sees of the installed funcware."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", PROBE, *OTHER_FOLDERS],
         cwd=tmp_path_factory.mktemp("outside"),
         env=env,
         capture_output=True,
@@ -74,24 +87,35 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return found
 
 
-def _is_under(path: str, folder: Path) -> bool:
-    return Path(path).is_relative_to(folder)
+def _in_checkout(path: str) -> bool:
+    """A file of the checkout itself, reached without a copy or link tree under build/."""
+    where = Path(path)
+    return where.is_relative_to(ROOT) and not where.is_relative_to(ROOT / "build")
+
+
+def test_the_package_is_the_repositorys_funcware_folder(seen: dict[str, Any]) -> None:
+    # Python looks up every funcware module in this folder, so one added there imports at once.
+    assert [Path(p).resolve() for p in seen["package_path"]] == [ROOT / "funcware"]
+    assert _in_checkout(seen["package_path"][0])
 
 
 def test_modules_and_traceback_frames_are_the_repositorys_files(seen: dict[str, Any]) -> None:
-    assert seen["decorators"] == str(ROOT / "hooks" / "decorators.py")
+    assert _in_checkout(seen["decorators"])
+    assert Path(seen["decorators"]).resolve() == ROOT / "hooks" / "decorators.py"
     frames = seen["frames"]
     assert frames[-1] == "<string>"  # the hook itself
-    assert any(_is_under(f, ROOT / "compose") for f in frames), frames
-    assert not [f for f in frames if "__editable__" in f or "/build/" in f], frames
+    files = [f for f in frames if Path(f).is_absolute()]  # not the probe's "<string>"
+    ours = [f for f in files if Path(f).resolve().is_relative_to(ROOT)]
+    assert any(Path(f).resolve().is_relative_to(ROOT / "compose") for f in ours), frames
+    assert all(_in_checkout(f) for f in ours), frames
+    copies = [f for f in files if "/funcware/" in f and not _in_checkout(f)]
+    assert copies == [], frames
 
 
-def test_the_path_type_checkers_follow_holds_only_funcware(seen: dict[str, Any]) -> None:
-    (text,) = seen["pth"]
-    lines = text.splitlines()
-    paths = [line for line in lines if line and not line.startswith(("#", "import"))]
-    assert len(paths) == 1, lines
-    linked = Path(paths[0])
-    assert [p.name for p in linked.iterdir()] == ["funcware"]
-    assert (linked / "funcware").resolve() == ROOT / "funcware"
-    assert (linked / "funcware" / "py.typed").is_file()
+def test_no_other_folder_of_the_checkout_is_importable(seen: dict[str, Any]) -> None:
+    exposed = {
+        name: places
+        for name, places in seen["others"].items()
+        if any(Path(place).resolve().is_relative_to(ROOT) for place in places)
+    }
+    assert exposed == {}

@@ -1,21 +1,31 @@
-"""Packaging: the installed version, and the editable wheel ``packaging/backend.py`` builds
-(links the package, loads the real files, falls back to setuptools' strict mode).
+"""Packaging: the installed version, and what setuptools builds from this checkout: the wheel
+``pip install .`` installs, and the sdist with the wheel built from it. Each holds every module
+under ``funcware/`` (``hooks/``, ``compose/`` and ``cookbook/`` through their links, every
+sub-package included) as a real file with the checkout's content, and nothing else.
+
+The builds run offline with the setuptools installed here (the ``test`` extra asks for the
+version ``pyproject.toml`` builds with), from a copy of the sources in a temporary folder.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import stat
+import subprocess
+import sys
+import tarfile
+import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import funcware
 
-_REPO = str(Path(__file__).resolve().parents[2])
+ROOT = Path(__file__).resolve().parents[2]
 
-
-# -- the version ------------------------------------------------------------------
+# What a build reads: the metadata, and the package with the folders its links point at.
+SOURCES = ("pyproject.toml", "README.md", "funcware", "hooks", "compose", "cookbook")
 
 
 def test_funcware_has_the_installed_version() -> None:
@@ -24,119 +34,96 @@ def test_funcware_has_the_installed_version() -> None:
     assert funcware.__version__ == version("funcware")
 
 
-def _backend() -> Any:
-    import importlib.util
+def _ships(path: str) -> bool:
+    """A file the package is made of: a module, or the ``py.typed`` marker."""
+    return path.endswith(".py") or path.rpartition("/")[2] == "py.typed"
 
-    spec = importlib.util.spec_from_file_location(
-        "funcware_build_backend", os.path.join(_REPO, "packaging", "backend.py")
+
+def _package_files() -> dict[str, bytes]:
+    """Every module (and ``py.typed``) under funcware/, following its links, by wheel path."""
+    found: dict[str, bytes] = {}
+    for folder, subfolders, names in os.walk(ROOT / "funcware", followlinks=True):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        for name in names:
+            if _ships(name):
+                path = Path(folder) / name
+                found[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    return found
+
+
+def _copy_sources(to: Path) -> Path:
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    to.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, to / name, symlinks=True, ignore=skip)
+        else:
+            shutil.copy2(ROOT / name, to / name)
+    return to
+
+
+def _build(kind: str, project: Path, out: Path) -> Path:
+    """Run setuptools' PEP 517 hook ``build_<kind>`` in ``project``; the file it wrote."""
+    hook = f"import sys; from setuptools import build_meta; build_meta.build_{kind}(sys.argv[1])"
+    run = subprocess.run(
+        [sys.executable, "-c", hook, str(out)], cwd=project, capture_output=True, text=True
     )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    (built,) = out.glob("*.whl" if kind == "wheel" else "*.tar.gz")
+    return built
 
 
-def _fake_metadata(directory: str, settings: Any = None) -> str:
-    """What setuptools' metadata hook leaves: a dist-info folder; its name is returned."""
-    info = os.path.join(directory, "funcware-9.9.dist-info")
-    os.makedirs(info)
-    for name, text in (("METADATA", "Name: funcware\nVersion: 9.9\n"), ("RECORD", "stale")):
-        with open(os.path.join(info, name), "w") as file:
-            file.write(text)
-    return "funcware-9.9.dist-info"
+def _wheel_files(wheel: Path) -> dict[str, bytes]:
+    """The wheel's files outside its .dist-info, by path; none may be a link."""
+    files: dict[str, bytes] = {}
+    with zipfile.ZipFile(wheel) as archive:
+        for info in archive.infolist():
+            if info.filename.split("/")[0].endswith(".dist-info"):
+                continue
+            assert not stat.S_ISLNK(info.external_attr >> 16), info.filename
+            files[info.filename] = archive.read(info)
+    return files
 
 
-def test_an_editable_wheel_links_the_package_and_loads_the_real_files(
-    monkeypatch: Any, tmp_path: Any
+@pytest.fixture(scope="module")
+def package_files() -> dict[str, bytes]:
+    found = _package_files()
+    assert "funcware/py.typed" in found and "funcware/hooks/decorators.py" in found
+    assert "funcware/compose/graph/__init__.py" in found  # the links were followed
+    return found
+
+
+def test_the_wheel_holds_every_module_as_a_real_file(
+    tmp_path: Path, package_files: dict[str, bytes]
 ) -> None:
-    import zipfile
+    project = _copy_sources(tmp_path / "project")
+    wheel = _build("wheel", project, tmp_path / "dist")
 
-    with open(os.path.join(_REPO, "pyproject.toml")) as file:
-        pyproject = file.read()
-    assert 'build-backend = "backend"\nbackend-path = ["packaging"]' in pyproject
-    backend = _backend()
-    project, wheels = tmp_path / "project", tmp_path / "wheels"
-    (project / "funcware").mkdir(parents=True)
-    (project / "funcware" / "__init__.py").write_text("")
-    wheels.mkdir()
-    monkeypatch.chdir(project)
-    monkeypatch.setattr(backend._setuptools, "prepare_metadata_for_build_editable", _fake_metadata)
-    name = backend.build_editable(str(wheels))
-    assert name == "funcware-9.9-py3-none-any.whl"
-    with zipfile.ZipFile(wheels / name) as wheel:
-        files = {member: wheel.read(member).decode() for member in wheel.namelist()}
-    linked = project / "build" / "__editable__.funcware"
-    assert os.listdir(linked) == ["funcware"]
-    assert (linked / "funcware").resolve() == (project / "funcware").resolve()
-    pth = files["__editable__.funcware-9.9.pth"].splitlines()
-    assert pth == [
-        str(linked),
-        "import __editable___funcware_finder; __editable___funcware_finder.install()",
-    ]
-    assert f"ROOT = {str(project)!r}" in files["__editable___funcware_finder.py"]
-    assert files["funcware-9.9.dist-info/METADATA"].startswith("Name: funcware")
-    record = files["funcware-9.9.dist-info/RECORD"].splitlines()
-    assert {line.split(",")[0] for line in record} == set(files)
-    assert "Tag: py3-none-any" in files["funcware-9.9.dist-info/WHEEL"]
-    assert backend.build_wheel is backend._setuptools.build_wheel  # the rest is setuptools'
+    assert _wheel_files(wheel) == package_files
 
 
-def test_an_editable_wheel_falls_back_to_setuptools_strict_mode(
-    monkeypatch: Any, tmp_path: Any
+def test_the_sdist_holds_real_files_and_builds_the_same_wheel(
+    tmp_path: Path, package_files: dict[str, bytes]
 ) -> None:
-    from pathlib import Path
+    project = _copy_sources(tmp_path / "project")
+    sdist = _build("sdist", project, tmp_path / "sdist")
+    unpacked = tmp_path / "unpacked"
+    in_package: dict[str, bytes] = {}
+    with tarfile.open(sdist) as archive:
+        for member in archive.getmembers():
+            assert not (member.issym() or member.islnk()), member.name
+            if not member.isfile():
+                continue
+            content = archive.extractfile(member)
+            assert content is not None
+            data = content.read()
+            path = member.name.split("/", 1)[1]  # below funcware-<version>/
+            (unpacked / path).parent.mkdir(parents=True, exist_ok=True)
+            (unpacked / path).write_bytes(data)
+            if path.startswith("funcware/") and _ships(path):
+                in_package[path] = data
+    assert in_package == package_files
 
-    backend = _backend()
-    seen: list[Any] = []
-    monkeypatch.setattr(
-        backend._setuptools, "build_editable", lambda *args: seen.append(args) or "x.whl"
-    )
-    monkeypatch.chdir(tmp_path)
-    # A mode the caller chose is setuptools' to build.
-    assert backend.build_editable("dist", {"editable_mode": "compat"}) == "x.whl"
+    wheel = _build("wheel", unpacked, tmp_path / "dist")
 
-    def no_symlinks(*args: Any, **kwargs: Any) -> None:
-        raise OSError("symbolic links are not available")
-
-    monkeypatch.setattr(Path, "symlink_to", no_symlinks)
-    assert backend.build_editable("dist") == "x.whl"
-    assert [args[1] for args in seen] == [{"editable_mode": "compat"}, {"editable_mode": "strict"}]
-
-
-def test_the_editable_finder_finds_each_module_at_its_real_path(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    backend = _backend()
-    real = tmp_path.resolve() / "repo"
-    (real / "funcware").mkdir(parents=True)
-    (real / "funcware" / "__init__.py").write_text("")
-    (real / "hooks").mkdir()
-    (real / "hooks" / "__init__.py").write_text("")
-    (real / "hooks" / "decorators.py").write_text("")
-    (real / "funcware" / "hooks").symlink_to("../hooks", target_is_directory=True)
-    namespace: dict[str, Any] = {}
-    exec(backend.FINDER_SOURCE.format(root=str(real), package=str(real / "funcware")), namespace)
-    finder = namespace["EditableFinder"]
-    monkeypatch.syspath_prepend(str(real))  # as the .pth puts the link directory on it
-    top = finder.find_spec("funcware")
-    assert top.origin == str(real / "funcware" / "__init__.py")
-    hooks = finder.find_spec("funcware.hooks", top.submodule_search_locations)
-    assert hooks.origin == str(real / "hooks" / "__init__.py")
-    assert list(hooks.submodule_search_locations) == [str(real / "hooks")]
-    leaf = finder.find_spec("funcware.hooks.decorators", hooks.submodule_search_locations)
-    assert leaf.origin == str(real / "hooks" / "decorators.py")
-    assert finder.find_spec("hooks") is None and finder.find_spec("funcwarex") is None
-
-
-def test_the_editable_finder_leaves_a_funcware_earlier_on_sys_path_alone(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    backend = _backend()
-    namespace: dict[str, Any] = {}
-    repo = tmp_path.resolve() / "repo"
-    exec(backend.FINDER_SOURCE.format(root=str(repo), package=str(repo / "funcware")), namespace)
-    other = tmp_path.resolve() / "other"
-    (other / "funcware").mkdir(parents=True)
-    (other / "funcware" / "__init__.py").write_text("")
-    monkeypatch.syspath_prepend(str(other))  # another checkout: PYTHONPATH, the current folder
-    assert namespace["EditableFinder"].find_spec("funcware") is None  # the plain import takes it
+    assert _wheel_files(wheel) == package_files
