@@ -686,19 +686,14 @@ def test_messages_streaming_carries_the_structured_call(driver: Driver) -> None:
 def test_provider_strategy_asks_openai_compatible_models_for_strict_tools(
     driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import sys
-    import types
-
-    class FakeOpenAI(ScriptedChatModel):
+    class BaseChatOpenAI(ScriptedChatModel):  # known by its class, as langchain-openai's is
         use_responses_api: bool = False
 
-    fake = types.ModuleType("langchain_openai.chat_models.base")
-    fake.BaseChatOpenAI = FakeOpenAI  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "langchain_openai.chat_models.base", fake)
-    chat = FakeOpenAI(responses=['{"approved": true}'])
+    BaseChatOpenAI.__module__ = "langchain_openai.chat_models.base"
+    chat = BaseChatOpenAI(responses=['{"approved": true}'])
     run(driver, create_agent(chat, response_format=ProviderStrategy(Refund)))
     assert chat.calls[0].settings["strict"] is True
-    responses_api = FakeOpenAI(responses=['{"approved": true}'], use_responses_api=True)
+    responses_api = BaseChatOpenAI(responses=['{"approved": true}'], use_responses_api=True)
     run(driver, create_agent(responses_api, response_format=ProviderStrategy(Refund)))
     assert "strict" not in responses_api.calls[0].settings
     plain = ScriptedChatModel(responses=['{"approved": true}'])
