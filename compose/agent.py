@@ -109,6 +109,7 @@ def create_agent(
     transformers: Sequence[TransformerFactory] | None = None,
     order: Literal["check", "auto"] = "check",
     effects: Literal["warn", "strict"] = "warn",
+    tool_pairing: Literal["warn", "repair", "off"] = "warn",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -135,13 +136,25 @@ def create_agent(
     a state key no schema declares is dropped, as in LangChain, with one
     ``UnknownStateKeyWarning`` per middleware, hook and key; ``effects="strict"`` raises
     ``UnknownStateKeyError`` instead.
+
+    ``tool_pairing="warn"`` (default) checks that every tool call keeps exactly one
+    ``ToolMessage`` answer right after it, where each hook's write is applied and before
+    each model call, and names the middleware and hook whose write breaks it
+    (``ToolCallPairingWarning``; ``ToolCallPairingError`` under ``effects="strict"``);
+    ``"repair"`` also sends the model a repaired history; ``"off"`` checks nothing.
     """
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
     check_schema(context_schema, "context_schema")
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
-    options = {"response_format": response_format, "order": order, "effects": effects}
+    check_choice(tool_pairing, "tool_pairing", ("warn", "repair", "off"), "create_agent()")
+    options = {
+        "response_format": response_format,
+        "order": order,
+        "effects": effects,
+        "tool_pairing": tool_pairing,
+    }
     build = seams.Build("create_agent", options)
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package
 import funcware.hooks as _hooks_package
-from funcware import effects, guards, interop, policies, structured
+from funcware import effects, guards, interop, pairing, policies, structured
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
 from funcware.compose.observing import register_watcher
@@ -38,6 +38,8 @@ from funcware.errors import (
     MiddlewareOrderError,
     MiddlewareOrderWarning,
     MissingCheckpointerError,
+    ToolCallPairingError,
+    ToolCallPairingWarning,
     UndeclaredEffectError,
     UnknownNodeError,
     UnknownStateKeyError,
@@ -98,6 +100,7 @@ effects.register()
 policies.register()
 structured.register()
 guards.register()
+pairing.register()
 register_watcher(lambda: import_module("funcware.observe.watch").WATCH)
 
 _LAZY = {
@@ -223,6 +226,8 @@ __all__ = [
     "StreamPolicy",
     "StructuredOutputError",
     "StructuredOutputValidationError",
+    "ToolCallPairingError",
+    "ToolCallPairingWarning",
     "ToolCallRequest",
     "ToolRuntime",
     "ToolStrategy",

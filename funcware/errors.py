@@ -19,6 +19,8 @@ __all__ = [
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
     "MissingCheckpointerError",
+    "ToolCallPairingError",
+    "ToolCallPairingWarning",
     "UndeclaredEffectError",
     "UnknownNodeError",
     "UnknownStateKeyError",
@@ -64,6 +66,16 @@ class UnknownStateKeyError(ValueError):
 
 class UnknownStateKeyWarning(UserWarning):
     """A hook wrote a state key that no state schema declares; the write was dropped."""
+
+
+class ToolCallPairingError(ValueError):
+    """A write broke the tool-call pairing contract (``effects="strict"``): names the
+    middleware, the hook, its ``file:line`` and the message."""
+
+
+class ToolCallPairingWarning(UserWarning):
+    """A write, or the messages about to reach the model, broke the tool-call pairing
+    contract; names the middleware, the hook, its ``file:line`` and the message."""
 
 
 class DoubleCallWarning(UserWarning):

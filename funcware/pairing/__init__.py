@@ -1,0 +1,74 @@
+"""The tool-call pairing contract: every tool call answered once, right after it.
+
+A feature on the core's seams, on by default (``create_agent(tool_pairing="warn")``):
+
+- ``node``: a node hook's write is checked before it is applied;
+- ``transform``: a ``wrap_model_call`` layer is checked when it hands its handler other
+  messages than it received;
+- ``model_call``: the messages sent to the model are checked, or, under
+  ``tool_pairing="repair"``, repaired (see :func:`funcware.pairing.contract.repaired`).
+
+A break is a :class:`~funcware.errors.ToolCallPairingWarning` naming the middleware, the
+hook, its ``file:line`` and the messages; ``effects="strict"`` makes it a
+:class:`~funcware.errors.ToolCallPairingError`; ``tool_pairing="off"`` uses none of it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from funcware.compose.seams import Build, NodePair
+    from funcware.compose.steps.model_call import ModelCall
+    from funcware.hooks.middleware import HookImpl
+
+__all__ = ["MODES", "ToolCallPairing", "register"]
+
+MODES = ("warn", "repair", "off")
+"""``create_agent(tool_pairing=...)``: check and warn, check and repair, or nothing."""
+
+
+def _mode(build: Build) -> tuple[str, bool]:
+    mode = str(build.options.get("tool_pairing", "warn"))
+    strict = build.options.get("effects") == "strict" and mode == "warn"
+    return mode, strict
+
+
+class ToolCallPairing:
+    """The plug-in: pairing checks on node writes, model wraps and model calls."""
+
+    name = "pairing"
+
+    def transform(self, impl: HookImpl, build: Build) -> HookImpl:
+        """A ``wrap_model_call`` layer that checks the request it passes on."""
+        mode, strict = _mode(build)
+        if mode == "off" or impl.hook != "wrap_model_call" or build.caller != "create_agent":
+            return impl
+        from funcware.pairing.checks import check_layer
+
+        return check_layer(impl, strict)
+
+    def node(self, impl: HookImpl, pair: NodePair, build: Build) -> NodePair:
+        """A node hook whose write is checked before it is applied."""
+        mode, strict = _mode(build)
+        if mode == "off":
+            return pair
+        from funcware.pairing.checks import check_node
+
+        return check_node(impl, pair, strict)
+
+    def model_call(self, call: ModelCall, build: Build) -> ModelCall:
+        """The model call that checks (or repairs) what it sends."""
+        mode, strict = _mode(build)
+        if mode == "off":
+            return call
+        from funcware.pairing.checks import PairedModelCall
+
+        return PairedModelCall(call, repair=mode == "repair", strict=strict)
+
+
+def register(**_: Any) -> None:
+    """Register the plug-in (``funcware/__init__.py`` calls it)."""
+    from funcware.compose.seams import register as register_feature
+
+    register_feature(ToolCallPairing())

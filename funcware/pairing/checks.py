@@ -1,0 +1,216 @@
+"""Where the pairing contract is checked: a node hook's write, a model wrap's request, the
+messages that reach the model.
+
+A node hook's write is checked before langgraph applies it, on the messages it would
+leave (the hook's state plus its ``messages`` write, as ``add_messages`` merges them); a
+write that touches no ``messages`` costs one dict lookup. A ``wrap_model_call`` layer is
+checked when it hands its handler messages other than those it received. The model call
+checks what it sends, and under ``tool_pairing="repair"`` sends the repaired history.
+A break is a :class:`~funcware.errors.ToolCallPairingWarning` (an error under
+``effects="strict"``) naming the middleware, the hook, its ``file:line`` and the messages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage, convert_to_messages
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.message import add_messages
+from langgraph.types import Command
+
+from funcware.compose.steps.model_call import Delegate, ModelCall
+from funcware.errors import ToolCallPairingError, ToolCallPairingWarning
+from funcware.hooks.middleware import HookImpl
+from funcware.hooks.types import ModelRequest
+from funcware.pairing.contract import is_paired, problems, repaired
+
+__all__ = ["PairedModelCall", "check_layer", "check_node", "report"]
+
+NodeCallable = Callable[..., Any]
+
+
+def report(what: str, broken: list[str], strict: bool, fix: str) -> None:
+    """Warn (or, ``strict``, raise) that ``what`` breaks the contract as ``broken`` says."""
+    listing = "\n".join(f"  - {p}" for p in broken)
+    text = (
+        f"{what} breaks the tool-call pairing contract (every tool call of an AIMessage "
+        f"has exactly one ToolMessage answer, right after it):\n{listing}\n{fix}"
+    )
+    if strict:
+        raise ToolCallPairingError(text)
+    warnings.warn(text, ToolCallPairingWarning, stacklevel=3)
+
+
+_WRITE_FIX = (
+    "A provider refuses such a history (HTTP 400) on the next model call. Keep each "
+    "ToolMessage with its AIMessage when dropping or moving messages (remove a call's "
+    "answers with it), or pass create_agent(tool_pairing='repair') to send the model a "
+    "repaired history."
+)
+
+
+def _written(result: object) -> tuple[object, bool]:
+    """What a node result writes to ``messages`` (``None``: nothing), and whether it ends."""
+    update: object = result
+    if isinstance(result, Command):
+        if result.graph is not None:
+            return None, False
+        update = result.update
+    if isinstance(update, Mapping):
+        return update.get("messages"), update.get("jump_to") == "end"
+    if isinstance(update, Sequence) and not isinstance(update, str):
+        pairs = [p for p in update if isinstance(p, tuple) and len(p) == 2]
+        written = [value for key, value in pairs if key == "messages"]
+        ends = any(key == "jump_to" and value == "end" for key, value in pairs)
+        if not written:
+            return None, ends
+        return [m for value in written for m in (value if isinstance(value, list) else [value])], ends
+    return None, False
+
+
+def _applied(before: list[AnyMessage], written: object) -> list[AnyMessage]:
+    """The messages ``add_messages`` would leave after ``written`` (``before`` untouched)."""
+    items = written if isinstance(written, list) else [written]
+    new = convert_to_messages(items)
+    ids = {m.id for m in before}
+    if not any(isinstance(m, RemoveMessage) or (m.id is not None and m.id in ids) for m in new):
+        return [*before, *new]
+    merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
+    return merged
+
+
+def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
+    written, ends = _written(result)
+    if written is None and not ends:
+        return
+    before = list(state.get("messages") or ()) if isinstance(state, Mapping) else []
+    after = before if written is None else _applied(before, written)
+    if is_paired(after, pending_ok=not ends) or not is_paired(before, pending_ok=not ends):
+        return  # kept, or broken before this write (named where that happened)
+    broken = problems(after, pending_ok=not ends)
+    what = f"The write of {impl.describe()}"
+    if ends and is_paired(after, pending_ok=True):
+        what += " (it jumps to the end and leaves the latest tool calls unanswered)"
+    report(what, broken, strict, _WRITE_FIX)
+
+
+def check_node(
+    impl: HookImpl, pair: tuple[NodeCallable, NodeCallable], strict: bool
+) -> tuple[NodeCallable, NodeCallable]:
+    """A node hook's graph callables, checking its write before langgraph applies it."""
+    sync, async_ = pair
+
+    def checked(state: Any, *args: Any, **kwargs: Any) -> Any:
+        result = sync(state, *args, **kwargs)
+        _checked(impl, state, result, strict)
+        return result
+
+    async def achecked(state: Any, *args: Any, **kwargs: Any) -> Any:
+        result = await async_(state, *args, **kwargs)
+        _checked(impl, state, result, strict)
+        return result
+
+    checked.__signature__ = getattr(sync, "__signature__", None)  # type: ignore[attr-defined]
+    achecked.__signature__ = getattr(async_, "__signature__", None)  # type: ignore[attr-defined]
+    return checked, achecked
+
+
+_LAYER_FIX = (
+    "Keep each ToolMessage with its AIMessage when trimming or rewriting "
+    "request.messages, or pass create_agent(tool_pairing='repair') to send the model a "
+    "repaired history."
+)
+
+
+def check_layer(impl: HookImpl, strict: bool) -> HookImpl:
+    """A ``wrap_model_call`` hook whose layer checks the messages it hands its handler."""
+    sync, async_ = impl.sync, impl.async_
+
+    def layer(request: ModelRequest[Any], handler: Callable[..., Any]) -> Any:
+        size = len(request.messages)
+
+        def checked(passed: ModelRequest[Any]) -> Any:
+            if passed.messages is not request.messages or len(passed.messages) != size:
+                _check_layer_messages(impl, request, passed, strict)
+            return handler(passed)
+
+        assert sync is not None
+        return sync(request, checked)
+
+    async def alayer(request: ModelRequest[Any], handler: Callable[..., Any]) -> Any:
+        size = len(request.messages)
+
+        async def checked(passed: ModelRequest[Any]) -> Any:
+            if passed.messages is not request.messages or len(passed.messages) != size:
+                _check_layer_messages(impl, request, passed, strict)
+            return await handler(passed)
+
+        assert async_ is not None
+        return await async_(request, checked)
+
+    return dataclasses.replace(
+        impl,
+        sync=None if sync is None else _like(layer, sync),
+        async_=None if async_ is None else _like(alayer, async_),
+    )
+
+
+def _like(wrapper: Callable[..., Any], func: Callable[..., Any]) -> Callable[..., Any]:
+    """``wrapper`` reporting ``func``'s name and place (errors name the user's function)."""
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        if hasattr(func, attr):
+            setattr(wrapper, attr, getattr(func, attr))
+    wrapper.__wrapped__ = func  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _check_layer_messages(
+    impl: HookImpl, given: ModelRequest[Any], passed: ModelRequest[Any], strict: bool
+) -> None:
+    if is_paired(passed.messages) or not is_paired(given.messages):
+        return  # kept, or broken before this layer
+    report(
+        f"The request {impl.describe()} passed to its handler",
+        problems(passed.messages),
+        strict,
+        _LAYER_FIX,
+    )
+
+
+_MODEL_FIX = (
+    "Where it broke is named by an earlier ToolCallPairingWarning, if a hook's write or a "
+    "model wrap's request broke it; otherwise the run's input or the thread's saved "
+    "history was already broken. Pass create_agent(tool_pairing='repair') to send the "
+    "model a repaired history."
+)
+
+
+class PairedModelCall(Delegate):
+    """The model strategy that checks (or repairs) the messages it sends to the model."""
+
+    def __init__(self, inner: ModelCall, repair: bool, strict: bool) -> None:
+        super().__init__(inner)
+        self.repair = repair
+        self.strict = strict
+
+    def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
+        if is_paired(messages):
+            return messages
+        if self.repair:
+            return repaired(messages)
+        report("The history sent to the model", problems(messages), self.strict, _MODEL_FIX)
+        return messages
+
+    def invoke(
+        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
+    ) -> AIMessage:
+        return self.inner.invoke(bound, self._messages(messages), config)
+
+    async def ainvoke(
+        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
+    ) -> AIMessage:
+        return await self.inner.ainvoke(bound, self._messages(messages), config)

@@ -1,0 +1,132 @@
+"""The tool-call pairing contract, checked, explained and repaired over a list of messages.
+
+The contract: every tool call of an ``AIMessage`` has exactly one ``ToolMessage`` answer,
+no ``ToolMessage`` answers a call that is not there, and nothing sits between a call and
+its answers (the answers follow their ``AIMessage`` directly, in any order). While the
+tools have not run yet, the latest ``AIMessage``'s calls may still be waiting
+(``pending_ok``).
+
+:func:`is_paired` is the check run on every model call: one pass, no allocation beyond a
+set per tool-calling message. :func:`problems` says what is wrong, message by message,
+and runs only once :func:`is_paired` said something is. :func:`repaired` is the history a
+provider accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
+
+__all__ = ["MISSING_ANSWER", "is_paired", "problems", "repaired"]
+
+MISSING_ANSWER = (
+    "Tool call {name!r} has no answer in this conversation (a middleware dropped or moved "
+    "it); do not assume it ran."
+)
+"""The content of the error ``ToolMessage`` :func:`repaired` puts where an answer is missing."""
+
+
+def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool:
+    """Whether ``messages`` keep the contract (``pending_ok``: the last calls may wait)."""
+    waiting: set[object] = set()
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            if message.tool_call_id not in waiting:
+                return False
+            waiting.discard(message.tool_call_id)
+            continue
+        if waiting:
+            return False
+        if isinstance(message, AIMessage) and message.tool_calls:
+            waiting = {call["id"] for call in message.tool_calls}
+            if len(waiting) != len(message.tool_calls):  # two calls share an id
+                return False
+    return pending_ok or not waiting
+
+
+def _name(messages: Sequence[BaseMessage], index: int) -> str:
+    message = messages[index]
+    kind = type(message).__name__
+    if isinstance(message, ToolMessage):
+        return f"messages[{index}] ({kind}, tool_call_id={message.tool_call_id!r})"
+    return f"messages[{index}] ({kind}, id={message.id!r})"
+
+
+def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[str]:
+    """Every break of the contract in ``messages``, each naming the messages involved."""
+    calls: dict[object, tuple[int, str]] = {}  # call id -> (index of its AIMessage, tool)
+    answers: dict[object, list[int]] = {}
+    found: list[str] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, ToolMessage):
+            answers.setdefault(message.tool_call_id, []).append(index)
+        elif isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call["id"] in calls:
+                    first = calls[call["id"]][0]
+                    found.append(
+                        f"{_name(messages, index)} repeats tool call id {call['id']!r} "
+                        f"(already used by {_name(messages, first)})"
+                    )
+                    continue
+                calls[call["id"]] = (index, call["name"])
+    last_caller = max((at for at, _ in calls.values()), default=-1)
+    for call_id, (at, tool) in calls.items():
+        mine = answers.get(call_id, [])
+        call = f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
+        if not mine:
+            if not (pending_ok and at == last_caller):
+                found.append(f"{call} has no ToolMessage answer")
+            continue
+        if len(mine) > 1:
+            others = ", ".join(_name(messages, j) for j in mine[1:])
+            found.append(f"{call} is answered more than once: {others} answer it again")
+        between = [
+            i
+            for i in range(at + 1, mine[0])
+            if not isinstance(messages[i], ToolMessage)
+            or calls.get(messages[i].tool_call_id, (-1, ""))[0] != at  # type: ignore[union-attr]
+        ]
+        if between:
+            found.append(
+                f"{_name(messages, between[0])} sits between {call} and its answer "
+                f"{_name(messages, mine[0])}"
+            )
+    for call_id, indexes in answers.items():
+        if call_id not in calls:
+            found.extend(f"{_name(messages, i)} answers no tool call" for i in indexes)
+    return found
+
+
+def repaired(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
+    """``messages`` with the contract kept: each call's first answer moved right after it,
+    an error answer for a call that has none, orphaned and repeated answers dropped."""
+    first_answer: dict[object, ToolMessage] = {}
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            first_answer.setdefault(message.tool_call_id, message)
+    fixed: list[AnyMessage] = []
+    used: set[object] = set()
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            continue
+        fixed.append(message)
+        if not isinstance(message, AIMessage):
+            continue
+        for call in message.tool_calls:
+            if call["id"] in used:
+                continue
+            used.add(call["id"])
+            answer = first_answer.get(call["id"])
+            fixed.append(
+                answer
+                if answer is not None
+                else ToolMessage(
+                    content=MISSING_ANSWER.format(name=call["name"]),
+                    tool_call_id=call["id"],
+                    name=call["name"],
+                    status="error",
+                )
+            )
+    return fixed
