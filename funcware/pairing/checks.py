@@ -53,23 +53,23 @@ _WRITE_FIX = (
 )
 
 
-def _written(result: object) -> tuple[object, bool]:
-    """What a node result writes to ``messages`` (``None``: nothing), and whether it ends."""
+def _written(result: object) -> tuple[object, object]:
+    """What a node result writes to ``messages`` (``None``: nothing), and where it jumps."""
     update: object = result
     if isinstance(result, Command):
         if result.graph is not None:
-            return None, False
+            return None, None
         update = result.update
     if isinstance(update, Mapping):
-        return update.get("messages"), update.get("jump_to") == "end"
+        return update.get("messages"), update.get("jump_to")
     if isinstance(update, Sequence) and not isinstance(update, str):
         pairs = [p for p in update if isinstance(p, tuple) and len(p) == 2]
         written = [value for key, value in pairs if key == "messages"]
-        ends = any(key == "jump_to" and value == "end" for key, value in pairs)
+        jump = next((value for key, value in pairs if key == "jump_to"), None)
         if not written:
-            return None, ends
-        return [m for value in written for m in (value if isinstance(value, list) else [value])], ends
-    return None, False
+            return None, jump
+        return [m for value in written for m in (value if isinstance(value, list) else [value])], jump
+    return None, None
 
 
 def _applied(before: list[AnyMessage], written: object) -> list[AnyMessage]:
@@ -84,18 +84,20 @@ def _applied(before: list[AnyMessage], written: object) -> list[AnyMessage]:
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
-    written, ends = _written(result)
-    if written is None and not ends:
+    written, jump = _written(result)
+    if written is None and jump != "end":
         return
+    # The latest calls may wait for the tools only where the tools run next: after the
+    # model (unless the hook ends the run), or on a jump to the tools.
+    pending_ok = jump == "tools" or (impl.hook == "after_model" and jump != "end")
     before = list(state.get("messages") or ()) if isinstance(state, Mapping) else []
     after = before if written is None else _applied(before, written)
-    if is_paired(after, pending_ok=not ends) or not is_paired(before, pending_ok=not ends):
+    if is_paired(after, pending_ok) or not is_paired(before, pending_ok or jump == "end"):
         return  # kept, or broken before this write (named where that happened)
-    broken = problems(after, pending_ok=not ends)
     what = f"The write of {impl.describe()}"
-    if ends and is_paired(after, pending_ok=True):
+    if jump == "end" and is_paired(after, pending_ok=True):
         what += " (it jumps to the end and leaves the latest tool calls unanswered)"
-    report(what, broken, strict, _WRITE_FIX)
+    report(what, problems(after, pending_ok), strict, _WRITE_FIX)
 
 
 def check_node(

@@ -72,11 +72,12 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
                     continue
                 calls[call["id"]] = (index, call["name"])
     last_caller = max((at for at, _ in calls.values()), default=-1)
+    waiting_ok = pending_ok and all(isinstance(m, ToolMessage) for m in messages[last_caller + 1 :])
     for call_id, (at, tool) in calls.items():
-        mine = answers.get(call_id, [])
+        mine = [i for i in answers.get(call_id, []) if i > at]
         call = f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
         if not mine:
-            if not (pending_ok and at == last_caller):
+            if not (waiting_ok and at == last_caller):
                 found.append(f"{call} has no ToolMessage answer")
             continue
         if len(mine) > 1:
@@ -94,8 +95,10 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
                 f"{_name(messages, mine[0])}"
             )
     for call_id, indexes in answers.items():
-        if call_id not in calls:
-            found.extend(f"{_name(messages, i)} answers no tool call" for i in indexes)
+        at = calls.get(call_id, (len(messages), ""))[0]
+        found.extend(
+            f"{_name(messages, i)} answers no tool call before it" for i in indexes if i < at
+        )
     return found
 
 
