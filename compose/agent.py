@@ -36,6 +36,7 @@ from funcware.compose.graph.routing import (
     structured_retry_route,
 )
 from funcware.compose.graph.schema import input_output_schemas
+from funcware.compose.replacing import Replacement
 from funcware.compose.steps.keys import StateKeys
 from funcware.compose.steps.model_call import ModelCall
 from funcware.compose.steps.model_node import ModelNode
@@ -95,7 +96,7 @@ def create_agent(
     tools: Sequence[BaseTool | Callable[..., Any] | dict[str, Any]] | None = None,
     *,
     system_prompt: str | SystemMessage | None = None,
-    middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    middleware: Sequence[AgentMiddleware[Any, Any, Any] | Replacement] = (),
     response_format: Any = None,
     state_schema: type[Any] | None = None,
     context_schema: type[Any] | None = None,
@@ -120,7 +121,8 @@ def create_agent(
     ``wrap_tool_call`` must serve its calls). Middleware may bring tools and state
     fields; ``state_schema`` wins every field clash. A broken stack (name clashes, schema
     conflicts, jumps to missing nodes) is refused with one ``ValueError`` listing every
-    problem.
+    problem. ``funcware.replace(m)`` in ``middleware`` puts ``m`` in the place of the
+    member of the same name (a default stack's summarizer, say) instead of clashing.
 
     ``response_format`` asks for structured output (``funcware.structured_output``): a
     schema (pydantic model, dataclass, TypedDict, JSON-schema dict), ``ToolStrategy``,

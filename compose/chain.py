@@ -22,6 +22,7 @@ from langgraph.types import Command
 from funcware.compose.graph.arguments import member_problem
 from funcware.compose.graph.reducers import Reducer, current_reducers, fold, schema_reducers
 from funcware.compose.graph.schema import merge_schemas
+from funcware.compose.replacing import Replacement, apply_replacements
 from funcware.compose.seams import Build, arrange, transform
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
@@ -51,12 +52,26 @@ __all__ = ["ComposedMiddleware", "compose", "flatten"]
 def flatten(
     middleware: Sequence[object], place: str = "compose()'s argument #{}"
 ) -> list[AgentMiddleware[Any, Any, Any]]:
-    """``middleware`` with every composite replaced by its members (checked).
+    """``middleware`` with every composite replaced by its members (checked), and every
+    :func:`~funcware.compose.replacing.replace` in the place of the member it names.
 
     ``place`` names an item in errors; ``{}`` is replaced by its index.
     """
     flat: list[AgentMiddleware[Any, Any, Any]] = []
+    replacements: list[tuple[int, Replacement]] = []
     for index, member in enumerate(middleware):
+        if isinstance(member, Replacement):
+            problem = member_problem(member.middleware, f"{place.format(index)}'s replacement")
+            if problem is None and isinstance(member.middleware, ComposedMiddleware):
+                problem = (
+                    f"{place.format(index)} replaces with a compose() of "
+                    f"{len(member.middleware.members)} middleware; replace() takes one "
+                    "middleware: replace each member by its name."
+                )
+            if problem is not None:
+                raise TypeError(problem)
+            replacements.append((index, member))
+            continue
         problem = member_problem(member, place.format(index))
         if problem is not None:
             raise TypeError(problem)
@@ -64,7 +79,7 @@ def flatten(
             flat.extend(member.members)
         else:
             flat.append(member)  # type: ignore[arg-type]
-    return flat
+    return apply_replacements(flat, replacements, place) if replacements else flat
 
 
 def _base_response(value: object, where: str) -> ModelResponse[Any]:
@@ -318,7 +333,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
 
 
 def compose(
-    *middleware: AgentMiddleware[Any, Any, Any],
+    *middleware: AgentMiddleware[Any, Any, Any] | Replacement,
     name: str | None = None,
     order: Literal["check", "auto"] = "check",
 ) -> ComposedMiddleware:
@@ -326,7 +341,9 @@ def compose(
 
     The result is itself a middleware: use it in ``create_agent``, nest it in another
     ``compose``, or call its hooks directly with a stub handler to unit-test an onion.
-    ``create_agent`` checks the whole flattened list (declared constraints, hazards);
+    ``replace(m)`` among them puts ``m`` in the place of the member of the same name
+    (``replace(m, name=...)``: of that name). ``create_agent`` checks the whole flattened
+    list (declared constraints, hazards);
     a composite called alone checks its members the same way on its first call. With
     ``order="auto"`` the members are sorted to satisfy their declared constraints.
     """

@@ -22,6 +22,7 @@ from funcware import effects, guards, interop, pairing, policies, structured
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
 from funcware.compose.observing import register_watcher
+from funcware.compose.replacing import Replacement, replace
 from funcware.compose.steps.tracing import (
     TracePolicy,
     configure_trace_policy,
@@ -150,6 +151,7 @@ _hooks_package.MOVED.update(
                 "configure_trace_policy",
                 "hook_trace_policy",
                 "omit_payload",
+    "replace",
                 "resolve_trace_policy",
             ),
             "funcware.compose.steps.tracing",
@@ -218,6 +220,7 @@ __all__ = [
     "OutputAgentState",
     "OutputToolBinding",
     "PrivateStateAttr",
+    "Replacement",
     "ProviderStrategy",
     "ProviderStrategyBinding",
     "ResponseFormat",

@@ -224,6 +224,7 @@ def _name_clashes(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> list[str
             f"two middleware are named {m.name!r}: position {first_index} ({_source(first)}) "
             f"and position {index} ({_source(m)}). Names must be unique: pass name='...' to "
             "the decorator (@before_model(name='...')), or set `.name` / override the "
-            "`name` property of a class."
+            "`name` property of a class; to run the second in the first's place, list it as "
+            "funcware.replace(...)."
         )
     return problems
