@@ -3,8 +3,8 @@
 A feature on the core's seams, on by default (``create_agent(tool_pairing="warn")``):
 
 - ``node``: a node hook's write is checked before it is applied;
-- ``transform``: a ``wrap_model_call`` layer is checked when it hands its handler other
-  messages than it received;
+- ``transform``: the outermost ``wrap_model_call`` layer notes the history the wraps
+  receive, so a break they made is blamed on them at the model call;
 - ``model_call``: the messages sent to the model are checked, or, under
   ``tool_pairing="repair"``, repaired (see :func:`funcware.pairing.contract.repaired`).
 
@@ -40,13 +40,17 @@ class ToolCallPairing:
     name = "pairing"
 
     def transform(self, impl: HookImpl, build: Build) -> HookImpl:
-        """A ``wrap_model_call`` layer that checks the request it passes on."""
-        mode, strict = _mode(build)
+        """The outermost ``wrap_model_call`` layer notes the history the wraps receive."""
+        mode, _ = _mode(build)
         if mode == "off" or impl.hook != "wrap_model_call" or build.caller != "create_agent":
             return impl
-        from funcware.pairing.checks import check_layer
+        wraps: list[str] = build.data.setdefault("pairing.wraps", [])
+        wraps.append(impl.describe())
+        if len(wraps) > 1:
+            return impl
+        from funcware.pairing.checks import outermost
 
-        return check_layer(impl, strict)
+        return outermost(impl)
 
     def node(self, impl: HookImpl, pair: NodePair, build: Build) -> NodePair:
         """A node hook whose write is checked before it is applied."""
@@ -64,7 +68,8 @@ class ToolCallPairing:
             return call
         from funcware.pairing.checks import PairedModelCall
 
-        return PairedModelCall(call, repair=mode == "repair", strict=strict)
+        wraps = build.data.get("pairing.wraps", [])
+        return PairedModelCall(call, repair=mode == "repair", strict=strict, wraps=wraps)
 
 
 def register(**_: Any) -> None:

@@ -4,8 +4,9 @@ messages that reach the model.
 A node hook's write is checked before langgraph applies it, on the messages it would
 leave (the hook's state plus its ``messages`` write, as ``add_messages`` merges them); a
 write that touches no ``messages`` costs one dict lookup. A ``wrap_model_call`` layer is
-checked when it hands its handler messages other than those it received. The model call
-checks what it sends, and under ``tool_pairing="repair"`` sends the repaired history.
+found at the model call: the outermost wrap notes the history the wraps received, and a
+break the history did not have is blamed on the wraps. The model call checks what it
+sends, and under ``tool_pairing="repair"`` sends the repaired history.
 A break is a :class:`~funcware.errors.ToolCallPairingWarning` (an error under
 ``effects="strict"``) naming the middleware, the hook, its ``file:line`` and the messages.
 """
@@ -15,9 +16,16 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage, convert_to_messages
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    RemoveMessage,
+    convert_to_messages,
+)
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.message import add_messages
 from langgraph.types import Command
@@ -28,7 +36,7 @@ from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
 from funcware.pairing.contract import is_paired, problems, repaired
 
-__all__ = ["PairedModelCall", "check_layer", "check_node", "report"]
+__all__ = ["PairedModelCall", "check_node", "outermost", "report"]
 
 NodeCallable = Callable[..., Any]
 
@@ -121,38 +129,31 @@ def check_node(
     return checked, achecked
 
 
-_LAYER_FIX = (
-    "Keep each ToolMessage with its AIMessage when trimming or rewriting "
-    "request.messages, or pass create_agent(tool_pairing='repair') to send the model a "
-    "repaired history."
-)
+_HISTORY: ContextVar[Sequence[BaseMessage] | None] = ContextVar("funcware_pairing_history", default=None)
+"""The agent's history as the outermost model wrap received it (read only after a break)."""
 
 
-def check_layer(impl: HookImpl, strict: bool) -> HookImpl:
-    """A ``wrap_model_call`` hook whose layer checks the messages it hands its handler."""
+def outermost(impl: HookImpl) -> HookImpl:
+    """The outermost ``wrap_model_call`` layer, noting the history the wraps start from.
+
+    One frame, for the whole onion: a break found at the model call is then blamed on the
+    wraps only if the history they received kept the contract.
+    """
     sync, async_ = impl.sync, impl.async_
 
     def layer(request: ModelRequest[Any], handler: Callable[..., Any]) -> Any:
-        size = len(request.messages)
-
-        def checked(passed: ModelRequest[Any]) -> Any:
-            if passed.messages is not request.messages or len(passed.messages) != size:
-                _check_layer_messages(impl, request, passed, strict)
-            return handler(passed)
-
-        assert sync is not None
-        return sync(request, checked)
+        token = _HISTORY.set(request.state.get("messages"))
+        try:
+            return sync(request, handler)  # type: ignore[misc]
+        finally:
+            _HISTORY.reset(token)
 
     async def alayer(request: ModelRequest[Any], handler: Callable[..., Any]) -> Any:
-        size = len(request.messages)
-
-        async def checked(passed: ModelRequest[Any]) -> Any:
-            if passed.messages is not request.messages or len(passed.messages) != size:
-                _check_layer_messages(impl, request, passed, strict)
-            return await handler(passed)
-
-        assert async_ is not None
-        return await async_(request, checked)
+        token = _HISTORY.set(request.state.get("messages"))
+        try:
+            return await async_(request, handler)  # type: ignore[misc]
+        finally:
+            _HISTORY.reset(token)
 
     return dataclasses.replace(
         impl,
@@ -170,41 +171,43 @@ def _like(wrapper: Callable[..., Any], func: Callable[..., Any]) -> Callable[...
     return wrapper
 
 
-def _check_layer_messages(
-    impl: HookImpl, given: ModelRequest[Any], passed: ModelRequest[Any], strict: bool
-) -> None:
-    if is_paired(passed.messages) or not is_paired(given.messages):
-        return  # kept, or broken before this layer
-    report(
-        f"The request {impl.describe()} passed to its handler",
-        problems(passed.messages),
-        strict,
-        _LAYER_FIX,
-    )
-
-
-_MODEL_FIX = (
-    "Where it broke is named by an earlier ToolCallPairingWarning, if a hook's write or a "
-    "model wrap's request broke it; otherwise the run's input or the thread's saved "
-    "history was already broken. Pass create_agent(tool_pairing='repair') to send the "
-    "model a repaired history."
+_HISTORY_FIX = (
+    "If a hook's write broke it, an earlier ToolCallPairingWarning names it; otherwise the "
+    "run's input or the thread's saved history was already broken. Pass "
+    "create_agent(tool_pairing='repair') to send the model a repaired history."
+)
+_WRAPS_FIX = (
+    "Keep each ToolMessage with its AIMessage when trimming or rewriting request.messages, "
+    "or pass create_agent(tool_pairing='repair') to send the model a repaired history."
 )
 
 
 class PairedModelCall(Delegate):
     """The model strategy that checks (or repairs) the messages it sends to the model."""
 
-    def __init__(self, inner: ModelCall, repair: bool, strict: bool) -> None:
+    def __init__(self, inner: ModelCall, repair: bool, strict: bool, wraps: list[str]) -> None:
         super().__init__(inner)
         self.repair = repair
         self.strict = strict
+        self.wraps = wraps
+        """The agent's model wraps, described, outermost first."""
 
     def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         if is_paired(messages):
             return messages
         if self.repair:
             return repaired(messages)
-        report("The history sent to the model", problems(messages), self.strict, _MODEL_FIX)
+        history = _HISTORY.get()
+        if self.wraps and history is not None and is_paired(history):
+            layers = "; ".join(self.wraps)
+            what = (
+                "The history sent to the model (the agent's history kept the contract, so "
+                f"{'this model wrap' if len(self.wraps) == 1 else 'one of these model wraps'} "
+                f"changed it: {layers})"
+            )
+            report(what, problems(messages), self.strict, _WRAPS_FIX)
+        else:
+            report("The history sent to the model", problems(messages), self.strict, _HISTORY_FIX)
         return messages
 
     def invoke(

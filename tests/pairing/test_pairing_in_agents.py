@@ -149,8 +149,9 @@ def test_a_model_wrap_that_trims_the_request_badly_is_named() -> None:
     first = str(caught[0].message)
     line = keep_last_message.__wrapped__.__code__.co_firstlineno
     assert first.startswith(
-        "The request middleware 'keep_last_message', hook wrap_model_call (defined at "
-        f"{__file__}:{line}) passed to its handler breaks"
+        "The history sent to the model (the agent's history kept the contract, so this model "
+        "wrap changed it: middleware 'keep_last_message', hook wrap_model_call (defined at "
+        f"{__file__}:{line})) breaks"
     )
     assert "messages[0] (ToolMessage, tool_call_id='call-1') answers no tool call" in first
 
