@@ -9,7 +9,7 @@ call) or the ``after_agent`` nodes (reverse) and END. Each node hook is its own 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
 from typing import Any, Literal
@@ -111,6 +111,7 @@ def create_agent(
     order: Literal["check", "auto"] = "check",
     effects: Literal["warn", "strict"] = "warn",
     tool_pairing: Literal["warn", "repair", "off"] = "warn",
+    node_policies: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the agent graph for ``model``, ``tools`` and ``middleware`` and compile it.
 
@@ -144,6 +145,11 @@ def create_agent(
     each model call, and names the middleware and hook whose write breaks it
     (``ToolCallPairingWarning``; ``ToolCallPairingError`` under ``effects="strict"``);
     ``"repair"`` also sends the model a repaired history; ``"off"`` checks nothing.
+
+    ``node_policies`` gives nodes langgraph's own policies: ``{"model": {"retry_policy":
+    RetryPolicy(...)}, "tools": {...}, "audit.before_model": {"cache_policy": ...},
+    "*": {...}}`` maps a node (``"*"``: every node's defaults) to ``add_node``'s
+    ``retry_policy``, ``cache_policy``, ``error_handler`` and ``timeout``.
     """
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
@@ -156,6 +162,7 @@ def create_agent(
         "order": order,
         "effects": effects,
         "tool_pairing": tool_pairing,
+        "node_policies": node_policies,
     }
     build = seams.Build("create_agent", options)
     plan = AgentPlan.build(
@@ -203,9 +210,13 @@ def create_agent(
         input_schema=input_schema,
         output_schema=output_schema,
     )
-    graph.add_node("model", RunnableCallable(model_node, model_node.acall, trace=False))
+    graph.add_node(
+        "model",
+        RunnableCallable(model_node, model_node.acall, trace=False),
+        **seams.node_options("model", None, build),
+    )
     if tool_node is not None:
-        graph.add_node("tools", tool_node)
+        graph.add_node("tools", tool_node, **seams.node_options("tools", None, build))
     node_hooks = [impl for hook in NODE_HOOKS for impl in hooks[hook]]
     nodes = frozenset(["model", *(["tools"] if tool_node else []), *(i.label for i in node_hooks)])
     for impl in node_hooks:
@@ -213,7 +224,11 @@ def create_agent(
             impl.label,
             _hook_node(impl, keys, nodes, build),
             trace_policy=hook_trace_policy(impl.middleware),
+            **seams.node_options(impl.label, impl, build),
         )
+    defaults = seams.node_options("*", None, build)
+    if defaults:
+        graph.set_node_defaults(**defaults)
 
     _wire(graph, plan, tool_node, plan.answer_tools)
     compiled = graph.compile(

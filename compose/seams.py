@@ -20,6 +20,11 @@ calls, in registration order, every registered feature that defines the seam:
     strategy to use instead (structured output, stream guards).
 ``node(impl, node, build)``
     with each node hook's graph callables ``(sync, async)``: the pair to use instead.
+``node_options(name, impl, build)``
+    for each node the agent adds (``impl`` is ``None`` for ``"model"`` and ``"tools"``):
+    keyword arguments for langgraph's ``add_node`` (``retry_policy``, ``cache_policy``,
+    ``error_handler``, ``timeout``), or an empty mapping. ``name="*"`` (``impl`` ``None``)
+    asks once for the agent-wide defaults, passed to ``StateGraph.set_node_defaults``.
 ``compiled(graph, build)``
     with the compiled agent: attach data, add run wraps (always-run cleanups).
 
@@ -46,7 +51,16 @@ __all__ = ["SEAMS", "Build", "Feature", "NodePair", "features", "register", "reg
 NodePair = tuple[Callable[..., Any], Callable[..., Any]]
 """A node's sync and async callables."""
 
-SEAMS = ("adapt", "arrange", "transform", "plan", "model_call", "node", "compiled")
+SEAMS = (
+    "adapt",
+    "arrange",
+    "transform",
+    "plan",
+    "model_call",
+    "node",
+    "node_options",
+    "compiled",
+)
 """Every seam, in the order a build reaches them."""
 
 
@@ -142,6 +156,15 @@ def node(impl: HookImpl, pair: NodePair, build: Build) -> NodePair:
     for feature in _BY_SEAM["node"]:
         pair = feature.node(impl, pair, build)
     return pair
+
+
+def node_options(name: str, impl: HookImpl | None, build: Build) -> dict[str, Any]:
+    """langgraph's ``add_node`` keywords for node ``name`` from every feature (a later
+    feature's value wins a keyword); ``"*"``: the defaults for ``set_node_defaults``."""
+    options: dict[str, Any] = {}
+    for feature in _BY_SEAM["node_options"]:
+        options.update(feature.node_options(name, impl, build))
+    return options
 
 
 def compiled(graph: CompiledStateGraph[Any, Any, Any, Any], build: Build) -> None:

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package
 import funcware.hooks as _hooks_package
-from funcware import effects, guards, interop, pairing, policies, structured
+from funcware import effects, guards, interop, nodes, pairing, policies, structured
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
 from funcware.compose.observing import register_watcher
@@ -102,6 +102,7 @@ policies.register()
 structured.register()
 guards.register()
 pairing.register()
+nodes.register()
 register_watcher(lambda: import_module("funcware.observe.watch").WATCH)
 
 _LAZY = {

@@ -34,7 +34,7 @@ from funcware.compose.steps.model_call import Delegate, ModelCall
 from funcware.errors import ToolCallPairingError, ToolCallPairingWarning
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
-from funcware.pairing.contract import is_paired, problems, repaired
+from funcware.pairing.contract import is_paired, open_tail, problems, repaired
 
 __all__ = ["PairedModelCall", "check_node", "outermost", "report"]
 
@@ -80,28 +80,31 @@ def _written(result: object) -> tuple[object, object]:
     return None, None
 
 
-def _applied(before: list[AnyMessage], written: object) -> list[AnyMessage]:
-    """The messages ``add_messages`` would leave after ``written`` (``before`` untouched)."""
+def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage], int]:
+    """The messages ``add_messages`` would leave after ``written`` (``before`` untouched),
+    and from where they can differ from ``before`` in pairing (an append: its open tail)."""
     items = written if isinstance(written, list) else [written]
     new = convert_to_messages(items)
     ids = {m.id for m in before}
     if not any(isinstance(m, RemoveMessage) or (m.id is not None and m.id in ids) for m in new):
-        return [*before, *new]
+        return [*before, *new], open_tail(before)
     merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
-    return merged
+    return merged, 0
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
     written, jump = _written(result)
-    if written is None and jump != "end":
+    if (written is None or written == []) and jump != "end":
         return
     # The latest calls may wait for the tools only where the tools run next: after the
     # model (unless the hook ends the run), or on a jump to the tools.
     pending_ok = jump == "tools" or (impl.hook == "after_model" and jump != "end")
     before = list(state.get("messages") or ()) if isinstance(state, Mapping) else []
-    after = before if written is None else _applied(before, written)
-    if is_paired(after, pending_ok) or not is_paired(before, pending_ok or jump == "end"):
-        return  # kept, or broken before this write (named where that happened)
+    after, start = (before, open_tail(before)) if written is None else _applied(before, written)
+    if is_paired(after[start:], pending_ok):
+        return
+    if not is_paired(before[start:] if start else before, pending_ok or jump == "end"):
+        return  # broken before this write (named where that happened)
     what = f"The write of {impl.describe()}"
     if jump == "end" and is_paired(after, pending_ok=True):
         what += " (it jumps to the end and leaves the latest tool calls unanswered)"

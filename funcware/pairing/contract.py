@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
 
-__all__ = ["MISSING_ANSWER", "is_paired", "problems", "repaired"]
+__all__ = ["MISSING_ANSWER", "is_paired", "open_tail", "problems", "repaired"]
 
 MISSING_ANSWER = (
     "Tool call {name!r} has no answer in this conversation (a middleware dropped or moved "
@@ -27,22 +27,44 @@ MISSING_ANSWER = (
 """The content of the error ``ToolMessage`` :func:`repaired` puts where an answer is missing."""
 
 
+_TOOL = frozenset({"tool", "ToolMessageChunk"})
+_AI = frozenset({"ai", "AIMessageChunk"})
+# ``message.type``, not isinstance: pydantic's class checks cost a tenth of a microsecond.
+
+
 def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool:
     """Whether ``messages`` keep the contract (``pending_ok``: the last calls may wait)."""
     waiting: set[object] = set()
     for message in messages:
-        if isinstance(message, ToolMessage):
-            if message.tool_call_id not in waiting:
+        kind = message.type
+        if kind in _TOOL:
+            call_id = message.tool_call_id  # type: ignore[attr-defined]
+            if call_id not in waiting:
                 return False
-            waiting.discard(message.tool_call_id)
+            waiting.discard(call_id)
             continue
         if waiting:
             return False
-        if isinstance(message, AIMessage) and message.tool_calls:
-            waiting = {call["id"] for call in message.tool_calls}
-            if len(waiting) != len(message.tool_calls):  # two calls share an id
+        if kind in _AI and message.tool_calls:  # type: ignore[attr-defined]
+            calls = message.tool_calls  # type: ignore[attr-defined]
+            waiting = {call["id"] for call in calls}
+            if len(waiting) != len(calls):  # two calls share an id
                 return False
     return pending_ok or not waiting
+
+
+def open_tail(messages: Sequence[BaseMessage]) -> int:
+    """Where the last block of tool calls and answers starts (``len(messages)``: none open).
+
+    Messages appended after a history that keeps the contract keep it if the history from
+    here on does: the check of an append reads only this tail.
+    """
+    index = len(messages) - 1
+    while index >= 0 and messages[index].type in _TOOL:
+        index -= 1
+    if index >= 0 and messages[index].type in _AI and messages[index].tool_calls:  # type: ignore[attr-defined]
+        return index
+    return index + 1
 
 
 def _name(messages: Sequence[BaseMessage], index: int) -> str:

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 
-from funcware.pairing.contract import MISSING_ANSWER, is_paired, problems, repaired
+from funcware.pairing.contract import MISSING_ANSWER, is_paired, open_tail, problems, repaired
 
 
 def ai(*ids: str) -> AIMessage:
@@ -96,3 +96,13 @@ def test_a_repaired_history_keeps_the_contract(history: list[AnyMessage]) -> Non
     assert [m for m in fixed if not isinstance(m, ToolMessage)] == [
         m for m in unique if not isinstance(m, ToolMessage)
     ]
+
+
+@given(st.lists(_messages, max_size=10), st.lists(_messages, max_size=4), st.booleans())
+def test_an_append_is_checked_on_the_open_tail_alone(
+    history: list[AnyMessage], appended: list[AnyMessage], pending: bool
+) -> None:
+    if not is_paired(history, pending_ok=True):
+        return
+    after = [*history, *appended]
+    assert is_paired(after, pending) == is_paired(after[open_tail(history) :], pending)
