@@ -76,15 +76,17 @@ def _written(result: object) -> tuple[object, object]:
         jump = next((value for key, value in pairs if key == "jump_to"), None)
         if not written:
             return None, jump
-        return [m for value in written for m in (value if isinstance(value, list) else [value])], jump
+        return [
+            m for value in written for m in (value if isinstance(value, list) else [value])
+        ], jump
     return None, None
 
 
 def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage], int]:
     """The messages ``add_messages`` would leave after ``written`` (``before`` untouched),
     and from where they can differ from ``before`` in pairing (an append: its open tail)."""
-    items = written if isinstance(written, list) else [written]
-    new = convert_to_messages(items)
+    items: list[Any] = written if isinstance(written, list) else [written]
+    new: list[Any] = convert_to_messages(items)
     ids = {m.id for m in before}
     if not any(isinstance(m, RemoveMessage) or (m.id is not None and m.id in ids) for m in new):
         return [*before, *new], open_tail(before)
@@ -132,7 +134,9 @@ def check_node(
     return checked, achecked
 
 
-_HISTORY: ContextVar[Sequence[BaseMessage] | None] = ContextVar("funcware_pairing_history", default=None)
+_HISTORY: ContextVar[Sequence[BaseMessage] | None] = ContextVar(
+    "funcware_pairing_history", default=None
+)
 """The agent's history as the outermost model wrap received it (read only after a break)."""
 
 

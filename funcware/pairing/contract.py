@@ -75,6 +75,13 @@ def _name(messages: Sequence[BaseMessage], index: int) -> str:
     return f"messages[{index}] ({kind}, id={message.id!r})"
 
 
+def _caller(message: BaseMessage, calls: dict[object, tuple[int, str]]) -> int:
+    """The index of the AIMessage whose call ``message`` answers (-1: not an answer)."""
+    if not isinstance(message, ToolMessage):
+        return -1
+    return calls.get(message.tool_call_id, (-1, ""))[0]
+
+
 def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[str]:
     """Every break of the contract in ``messages``, each naming the messages involved."""
     calls: dict[object, tuple[int, str]] = {}  # call id -> (index of its AIMessage, tool)
@@ -97,23 +104,18 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
     waiting_ok = pending_ok and all(isinstance(m, ToolMessage) for m in messages[last_caller + 1 :])
     for call_id, (at, tool) in calls.items():
         mine = [i for i in answers.get(call_id, []) if i > at]
-        call = f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
+        named = f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
         if not mine:
             if not (waiting_ok and at == last_caller):
-                found.append(f"{call} has no ToolMessage answer")
+                found.append(f"{named} has no ToolMessage answer")
             continue
         if len(mine) > 1:
             others = ", ".join(_name(messages, j) for j in mine[1:])
-            found.append(f"{call} is answered more than once: {others} answer it again")
-        between = [
-            i
-            for i in range(at + 1, mine[0])
-            if not isinstance(messages[i], ToolMessage)
-            or calls.get(messages[i].tool_call_id, (-1, ""))[0] != at  # type: ignore[union-attr]
-        ]
+            found.append(f"{named} is answered more than once: {others} answer it again")
+        between = [i for i in range(at + 1, mine[0]) if _caller(messages[i], calls) != at]
         if between:
             found.append(
-                f"{_name(messages, between[0])} sits between {call} and its answer "
+                f"{_name(messages, between[0])} sits between {named} and its answer "
                 f"{_name(messages, mine[0])}"
             )
     for call_id, indexes in answers.items():

@@ -51,7 +51,12 @@ def test_create_agent_takes_langchains_parameters_in_its_order() -> None:
     parameters = inspect.signature(create_agent).parameters
     # LangChain's, in its order, then funcware's own opt-in keywords (order, effects)
     assert list(parameters)[: len(LANGCHAIN_PARAMETERS)] == LANGCHAIN_PARAMETERS
-    assert list(parameters)[len(LANGCHAIN_PARAMETERS) :] == ["order", "effects"]
+    assert list(parameters)[len(LANGCHAIN_PARAMETERS) :] == [
+        "order",
+        "effects",
+        "tool_pairing",
+        "node_policies",
+    ]
     assert parameters["response_format"].default is None
     assert parameters["transformers"].default is None
 

@@ -22,6 +22,8 @@ FEATURES = (
     "funcware.effects",
     "funcware.guards",
     "funcware.policies",
+    "funcware.pairing",
+    "funcware.nodes",
     "funcware.observe",
     "funcware.structured",
     "funcware.structured_output",
@@ -94,29 +96,48 @@ def test_the_core_is_read_from_the_card_folders() -> None:
     assert all(not is_feature(module) for module in files)
 
 
-def test_a_plain_agent_loads_no_feature_module() -> None:
-    """Building and running an agent that uses no feature imports none of their modules."""
+DEFAULT_ON = ("funcware.pairing",)
+"""Features every agent uses unless told not to: the tool-call pairing check
+(``tool_pairing="off"`` turns it off, and then it loads nothing)."""
+
+PLAIN_AGENT = (
+    "import sys\n"
+    "from funcware import before_model, compose, create_agent, wrap_model_call\n"
+    "from funcware import AgentMiddleware\n"
+    "from langchain_core.language_models.fake_chat_models import GenericFakeChatModel\n"
+    "from langchain_core.messages import AIMessage\n"
+    "b = before_model(name='b')(lambda state: None)\n"
+    "w = wrap_model_call(name='w')(lambda request, handler: handler(request))\n"
+    "class C(AgentMiddleware):\n"
+    "    def after_model(self, state, runtime):\n"
+    "        return None\n"
+    "model = GenericFakeChatModel(messages=iter([AIMessage('ok')]))\n"
+    "agent = create_agent(model, middleware=[b, compose(w), C()]{options})\n"
+    "agent.invoke({{'messages': [('user', 'hi')]}})\n"
+    "print('\\n'.join(sorted(sys.modules)))\n"
+)
+
+
+def _heavy_feature_modules(options: str) -> list[str]:
     import subprocess
 
-    script = (
-        "import sys\n"
-        "from funcware import before_model, compose, create_agent, wrap_model_call\n"
-        "from funcware import AgentMiddleware\n"
-        "from langchain_core.language_models.fake_chat_models import GenericFakeChatModel\n"
-        "from langchain_core.messages import AIMessage\n"
-        "b = before_model(name='b')(lambda state: None)\n"
-        "w = wrap_model_call(name='w')(lambda request, handler: handler(request))\n"
-        "class C(AgentMiddleware):\n"
-        "    def after_model(self, state, runtime):\n"
-        "        return None\n"
-        "model = GenericFakeChatModel(messages=iter([AIMessage('ok')]))\n"
-        "agent = create_agent(model, middleware=[b, compose(w), C()])\n"
-        "agent.invoke({'messages': [('user', 'hi')]})\n"
-        "print('\\n'.join(sorted(sys.modules)))\n"
-    )
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT.parent, check=True
+        [sys.executable, "-c", PLAIN_AGENT.format(options=options)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT.parent,
+        check=True,
     )
     loaded = [name for name in done.stdout.split() if is_feature(name)]
-    heavy = [name for name in loaded if name.count(".") > 1]
+    return [name for name in loaded if name.count(".") > 1]
+
+
+def test_a_plain_agent_loads_no_feature_module() -> None:
+    """Building and running an agent that uses no feature imports none of their modules."""
+    heavy = [m for m in _heavy_feature_modules("") if not m.startswith(DEFAULT_ON)]
     assert not heavy, f"a plain agent loaded feature modules: {heavy}"
+
+
+def test_an_agent_with_the_default_features_off_loads_none() -> None:
+    heavy = _heavy_feature_modules(", tool_pairing='off'")
+    assert not heavy, f"an agent with tool_pairing='off' loaded feature modules: {heavy}"

@@ -104,9 +104,7 @@ def test_a_replacement_that_finds_nothing_names_what_the_list_holds() -> None:
             middleware=[*defaults(), replace(Summarize("x"), name="Summarise")],
         )
     text = str(raised.value)
-    assert text.startswith(
-        "create_agent(middleware=[...])'s middleware[2], replace('Summarize' ("
-    )
+    assert text.startswith("create_agent(middleware=[...])'s middleware[2], replace('Summarize' (")
     assert "test_replace_by_name.py:" in text
     assert "no middleware in the list has that name (its middleware: 'Summarize', 'audit')" in text
 
@@ -135,7 +133,8 @@ def test_the_order_checks_run_on_the_list_as_replaced() -> None:
     stack = [*defaults(), cache]
     with pytest.raises(MiddlewareOrderError, match=r"'Summarize'"):
         create_agent(
-            ScriptedChatModel(responses=["ok"]), middleware=[*stack, replace(summarize_inside_cache)]
+            ScriptedChatModel(responses=["ok"]),
+            middleware=[*stack, replace(summarize_inside_cache)],
         )
     agent = create_agent(
         ScriptedChatModel(responses=["ok"]),

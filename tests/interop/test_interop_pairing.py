@@ -37,7 +37,10 @@ def calls(index: int, city: str = "Paris") -> AIMessage:
 
 
 def run(
-    driver: Driver, middleware: list[Any], responses: list[Any], resumes: list[Any] = ()  # type: ignore[assignment]
+    driver: Driver,
+    middleware: list[Any],
+    responses: list[Any],
+    resumes: list[Any] = (),  # type: ignore[assignment]
 ) -> list[Any]:
     model = ScriptedChatModel(responses=responses)
     agent = create_agent(model, [lookup], middleware=middleware, checkpointer=InMemorySaver())

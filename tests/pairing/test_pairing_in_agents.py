@@ -190,9 +190,7 @@ def test_an_agent_that_keeps_the_contract_hears_nothing(driver: Driver, mode: st
 
 
 def test_off_checks_nothing() -> None:
-    agent = create_agent(
-        scripted(), [lookup], middleware=[DropToolOutputs()], tool_pairing="off"
-    )
+    agent = create_agent(scripted(), [lookup], middleware=[DropToolOutputs()], tool_pairing="off")
     with warnings.catch_warnings():
         warnings.simplefilter("error", ToolCallPairingWarning)
         agent.invoke({"messages": [HumanMessage("Weather in Paris?")]})
