@@ -87,11 +87,23 @@ def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage
     and from where they can differ from ``before`` in pairing (an append: its open tail)."""
     items: list[Any] = written if isinstance(written, list) else [written]
     new: list[Any] = convert_to_messages(items)
-    ids = {m.id for m in before}
-    if not any(isinstance(m, RemoveMessage) or (m.id is not None and m.id in ids) for m in new):
-        return [*before, *new], open_tail(before)
-    merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
-    return merged, 0
+    if any(isinstance(m, RemoveMessage) for m in new):
+        merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
+        return merged, 0
+    position = {m.id: index for index, m in enumerate(before)}
+    after: list[AnyMessage] | None = None
+    appended: list[AnyMessage] = []
+    for message in new:
+        index = position.get(message.id) if message.id is not None else None
+        if index is None:
+            appended.append(message)
+            continue
+        if after is None:
+            after = list(before)
+        after[index] = message  # replaced by id, in place
+    if after is None:
+        return [*before, *appended], open_tail(before)
+    return [*after, *appended], 0
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:

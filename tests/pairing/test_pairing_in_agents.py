@@ -199,3 +199,23 @@ def test_off_checks_nothing() -> None:
 def test_an_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match=r"tool_pairing='fix'; use one of 'warn', 'repair', 'off'"):
         create_agent(scripted(), [lookup], tool_pairing="fix")  # type: ignore[arg-type]
+
+
+def test_a_rewrite_by_id_that_drops_the_calls_is_named(driver: Driver) -> None:
+    class StripToolCalls(AgentMiddleware):
+        """Third-party style: rewrites earlier answers as plain text, dropping their calls."""
+
+        def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+            rewritten = [
+                AIMessage(m.text or "(used a tool)", id=m.id)
+                for m in state["messages"]
+                if isinstance(m, AIMessage) and m.tool_calls
+            ]
+            return {"messages": rewritten} if rewritten else None
+
+    agent = create_agent(scripted(), [lookup], middleware=[StripToolCalls()])
+    with pytest.warns(ToolCallPairingWarning) as caught:
+        driver.invoke(agent, {"messages": [HumanMessage("Weather in Paris?")]})
+    first = str(caught[0].message)
+    assert "middleware 'StripToolCalls', hook before_model" in first
+    assert "messages[2] (ToolMessage, tool_call_id='call-1') answers no tool call before it" in first
