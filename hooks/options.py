@@ -7,7 +7,8 @@ their "did you mean" and misplaced-option messages, ``help()`` (each decorator's
 docstring ends with its options, written from here) and the docs. The core registers the
 options of the card (``name``, ``can_jump_to``, ``state_schema``, ``tools``,
 ``stream_internal_calls``); each feature registers its own (``funcware.policies``:
-``timeout``, ``on_error``, ``always``; ``funcware.guards``: ``stream``;
+``timeout``, ``on_error``, ``always``; ``funcware.guards``: ``stream``; ``funcware.nodes``:
+``node_policy``;
 ``funcware.effects``: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``,
 ``position``).
 
@@ -19,7 +20,7 @@ for every decorator.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
@@ -277,6 +278,9 @@ class NodeOptions(StateOptions, total=False):
 
     can_jump_to: Sequence[JumpTo] | None
     """Targets the hook may return as ``{"jump_to": ...}``. Default: ``None`` (none)."""
+    node_policy: Mapping[str, Any] | None
+    """langgraph ``add_node`` policies for the hook's node (``retry_policy``,
+    ``cache_policy``, ``error_handler``, ``timeout``). Default: ``None`` (none)."""
 
 
 class AfterModelOptions(NodeOptions, _Guard, total=False):

@@ -14,7 +14,9 @@ langgraph runs them: retries with its backoff, results cached in the agent's ``c
 an error handler that receives ``NodeError``, timeouts (a wall-clock ``run_timeout`` and an
 ``idle_timeout`` that ``runtime.heartbeat()`` and progress refresh). langgraph supports
 node timeouts only in async runs (``ainvoke``/``astream``): a sync run of an agent with one
-raises langgraph's ``ValueError``. An agent given no ``node_policies`` uses none of it.
+raises langgraph's ``ValueError``. A node hook may carry its own: ``@before_model(node_policy={"retry_policy": ...})``, or a
+class attribute ``node_policy = {...}`` (every node hook of the middleware); the agent's
+``node_policies`` win a keyword both set. An agent that gives none uses none of it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from funcware.hooks.options import NODES, Context, Option, register_option
 
 if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
@@ -41,6 +45,25 @@ def _given(build: Build) -> Mapping[str, Mapping[str, Any]]:
     return given
 
 
+def _keywords(policy: object, where: str) -> dict[str, Any]:
+    """``policy`` as ``add_node`` keywords, or a clear error starting with ``where``."""
+    if not isinstance(policy, Mapping):
+        raise TypeError(
+            f"{where} must be a dict of {', '.join(KEYWORDS)}; got {type(policy).__name__}."
+        )
+    unknown = sorted(set(policy) - set(KEYWORDS))
+    if unknown:
+        raise TypeError(
+            f"{where} sets {', '.join(map(str, unknown))}; a node policy takes langgraph "
+            f"add_node's {', '.join(KEYWORDS)}."
+        )
+    return dict(policy)
+
+
+def _check_option(value: object, context: Context) -> dict[str, Any] | None:
+    return None if value is None else _keywords(value, f"{context.source}: node_policy=")
+
+
 def _check(given: object, plan: AgentPlan) -> dict[str, dict[str, Any]]:
     """``given`` checked against the agent's nodes: policies by node name (``"*"``: all)."""
     if not isinstance(given, Mapping):
@@ -56,18 +79,8 @@ def _check(given: object, plan: AgentPlan) -> dict[str, dict[str, Any]]:
         by_middleware.setdefault(label.rsplit(".", 1)[0], []).append(label)
     nodes = {"*", "model", "tools", *node_hooks}
     policies: dict[str, dict[str, Any]] = {}
-    for key, policy in given.items():
-        if not isinstance(policy, Mapping):
-            raise TypeError(
-                f"create_agent(node_policies=...)'s {key!r} must be a dict of "
-                f"{', '.join(KEYWORDS)}; got {type(policy).__name__}."
-            )
-        unknown = sorted(set(policy) - set(KEYWORDS))
-        if unknown:
-            raise TypeError(
-                f"create_agent(node_policies=...)'s {key!r} sets {', '.join(unknown)}; a node "
-                f"policy takes langgraph add_node's {', '.join(KEYWORDS)}."
-            )
+    for key, given_policy in given.items():
+        policy = _keywords(given_policy, f"create_agent(node_policies=...)'s {key!r}")
         targets = [key] if key in nodes else by_middleware.get(key, [])
         if not targets:
             close = difflib.get_close_matches(str(key), sorted(nodes | set(by_middleware)), n=1)
@@ -101,14 +114,31 @@ class NodePolicies:
 
     def node_options(self, name: str, impl: HookImpl | None, build: Build) -> dict[str, Any]:
         """The ``add_node`` keywords for node ``name`` (``"*"``: the defaults)."""
+        own = getattr(impl.middleware, "node_policy", None) if impl is not None else None
         policies: dict[str, dict[str, Any]] | None = build.data.get(_DATA)
-        if not policies:
+        if not own and not policies:
             return {}
-        return dict(policies.get(name, {}))
+        where = f"the node_policy of middleware {impl.middleware.name!r}" if impl else ""
+        options = _keywords(own, where) if own else {}
+        options.update((policies or {}).get(name, {}))
+        return options
 
 
 def register(**_: Any) -> None:
     """Register the plug-in (``funcware/__init__.py`` calls it)."""
     from funcware.compose.seams import register as register_feature
 
+    register_option(
+        Option(
+            "node_policy",
+            NODES,
+            None,
+            "langgraph add_node policies for the hook's node: a dict of retry_policy, "
+            "cache_policy, error_handler, timeout (default: none).",
+            owner="nodes",
+            check=_check_option,
+            elsewhere="node_policy= applies to a hook's graph node: wrap hooks run inside "
+            "the model and tools nodes (create_agent(node_policies={'model': ...})).",
+        )
+    )
     register_feature(NodePolicies())

@@ -213,3 +213,56 @@ def test_an_agent_without_policies_gives_langgraph_none() -> None:
     for spec in agent.builder.nodes.values():
         assert spec.retry_policy is None and spec.cache_policy is None
         assert spec.timeout is None and spec.error_handler_node is None
+
+
+def test_a_hook_carries_its_own_policy_and_the_agents_wins_a_keyword(driver: Driver) -> None:
+    tries: list[int] = []
+
+    @before_model(node_policy={"retry_policy": RetryPolicy(max_attempts=3, **FAST)})
+    def fetch(state: Any) -> None:
+        tries.append(1)
+        if len(tries) < 3:
+            raise ConnectionError("blip")
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[fetch])
+    assert driver.invoke(agent, question())["messages"][-1].content == "ok"
+    assert len(tries) == 3
+
+    tries.clear()
+    agent = create_agent(
+        ScriptedChatModel(responses=["ok"]),
+        middleware=[fetch],
+        node_policies={"fetch": {"retry_policy": []}},
+    )
+    with pytest.raises(ConnectionError):
+        driver.invoke(agent, question())
+    assert len(tries) == 1
+
+
+def test_a_class_sets_the_policy_of_each_of_its_node_hooks() -> None:
+    from funcware import AgentMiddleware
+
+    retry = RetryPolicy(max_attempts=2)
+
+    class Audit(AgentMiddleware):
+        node_policy = {"retry_policy": retry}
+
+        def before_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+        def after_model(self, state: Any, runtime: Any) -> None:
+            return None
+
+    agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[Audit()])
+    assert agent.builder.nodes["Audit.before_model"].retry_policy is retry
+    assert agent.builder.nodes["Audit.after_model"].retry_policy is retry
+    assert agent.builder.nodes["model"].retry_policy is None
+
+
+def test_the_option_is_checked_where_it_is_given() -> None:
+    with pytest.raises(TypeError, match=r"node_policy= sets retries; a node policy takes"):
+        before_model(node_policy={"retries": 3})(lambda state: None)
+    from funcware import wrap_model_call
+
+    with pytest.raises(TypeError, match=r"does not take node_policy="):
+        wrap_model_call(node_policy={})(lambda request, handler: handler(request))

@@ -218,4 +218,6 @@ def test_a_rewrite_by_id_that_drops_the_calls_is_named(driver: Driver) -> None:
         driver.invoke(agent, {"messages": [HumanMessage("Weather in Paris?")]})
     first = str(caught[0].message)
     assert "middleware 'StripToolCalls', hook before_model" in first
-    assert "messages[2] (ToolMessage, tool_call_id='call-1') answers no tool call before it" in first
+    assert (
+        "messages[2] (ToolMessage, tool_call_id='call-1') answers no tool call before it" in first
+    )
