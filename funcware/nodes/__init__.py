@@ -14,7 +14,9 @@ langgraph runs them: retries with its backoff, results cached in the agent's ``c
 an error handler that receives ``NodeError``, timeouts (a wall-clock ``run_timeout`` and an
 ``idle_timeout`` that ``runtime.heartbeat()`` and progress refresh). langgraph supports
 node timeouts only in async runs (``ainvoke``/``astream``): a sync run of an agent with one
-raises langgraph's ``ValueError``. A node hook may carry its own: ``@before_model(node_policy={"retry_policy": ...})``, or a
+raises langgraph's ``ValueError``.
+
+A node hook may carry its own: ``@before_model(node_policy={"retry_policy": ...})``, or a
 class attribute ``node_policy = {...}`` (every node hook of the middleware); the agent's
 ``node_policies`` win a keyword both set. An agent that gives none uses none of it.
 """

@@ -6,7 +6,7 @@ cached hook results, an error handler, run and idle timeouts refreshed by
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from harness import Driver
@@ -245,7 +245,7 @@ def test_a_class_sets_the_policy_of_each_of_its_node_hooks() -> None:
     retry = RetryPolicy(max_attempts=2)
 
     class Audit(AgentMiddleware):
-        node_policy = {"retry_policy": retry}
+        node_policy: ClassVar[dict[str, Any]] = {"retry_policy": retry}
 
         def before_model(self, state: Any, runtime: Any) -> None:
             return None
