@@ -49,7 +49,7 @@ LANGCHAIN_PARAMETERS = [
 
 def test_create_agent_takes_langchains_parameters_in_its_order() -> None:
     parameters = inspect.signature(create_agent).parameters
-    # LangChain's, in its order, then funcware's own opt-in keywords (order, effects)
+    # LangChain's, in its order, then funcware's own keywords
     assert list(parameters)[: len(LANGCHAIN_PARAMETERS)] == LANGCHAIN_PARAMETERS
     assert list(parameters)[len(LANGCHAIN_PARAMETERS) :] == [
         "order",

@@ -63,9 +63,9 @@ def test_funcware_tools_exports_nothing_langchain_does_not() -> None:
 def test_create_agent_has_langchains_parameters_kinds_and_defaults() -> None:
     ours = inspect.signature(funcware.create_agent).parameters
     theirs = inspect.signature(lc_agents.create_agent).parameters
-    # LangChain's, in its order, then funcware's own opt-in keywords (order, effects)
+    # LangChain's, in its order, then funcware's own keywords
     assert list(ours)[: len(theirs)] == list(theirs)
-    assert list(ours)[len(theirs) :] == ["order", "effects"]
+    assert list(ours)[len(theirs) :] == ["order", "effects", "tool_pairing", "node_policies"]
     for name, parameter in theirs.items():
         assert ours[name].kind == parameter.kind, name
         assert ours[name].default == parameter.default, name
