@@ -33,23 +33,36 @@ _AI = frozenset({"ai", "AIMessageChunk"})
 
 
 def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool:
-    """Whether ``messages`` keep the contract (``pending_ok``: the last calls may wait)."""
+    """Whether ``messages`` keep the contract (``pending_ok``: the last calls may wait).
+
+    A call the provider could not parse (``invalid_tool_calls``) may have an answer, right
+    after it, but needs none: the agent answers it itself before the next model call.
+    """
     waiting: set[object] = set()
+    optional: set[object] = set()
     for message in messages:
         kind = message.type
         if kind in _TOOL:
             call_id = message.tool_call_id  # type: ignore[attr-defined]
-            if call_id not in waiting:
+            if call_id in waiting:
+                waiting.discard(call_id)
+            elif call_id in optional:
+                optional.discard(call_id)
+            else:
                 return False
-            waiting.discard(call_id)
             continue
         if waiting:
             return False
-        if kind in _AI and message.tool_calls:  # type: ignore[attr-defined]
+        if optional:
+            optional = set()
+        if kind in _AI:
             calls = message.tool_calls  # type: ignore[attr-defined]
-            waiting = {call["id"] for call in calls}
-            if len(waiting) != len(calls):  # two calls share an id
-                return False
+            if calls:
+                waiting = {call["id"] for call in calls}
+                if len(waiting) != len(calls):  # two calls share an id
+                    return False
+            if message.invalid_tool_calls:  # type: ignore[attr-defined]
+                optional = {call["id"] for call in message.invalid_tool_calls}  # type: ignore[attr-defined]
     return pending_ok or not waiting
 
 
@@ -62,8 +75,10 @@ def open_tail(messages: Sequence[BaseMessage]) -> int:
     index = len(messages) - 1
     while index >= 0 and messages[index].type in _TOOL:
         index -= 1
-    if index >= 0 and messages[index].type in _AI and messages[index].tool_calls:  # type: ignore[attr-defined]
-        return index
+    message = messages[index] if index >= 0 else None
+    if message is not None and message.type in _AI:
+        if message.tool_calls or message.invalid_tool_calls:  # type: ignore[attr-defined]
+            return index
     return index + 1
 
 
@@ -75,16 +90,17 @@ def _name(messages: Sequence[BaseMessage], index: int) -> str:
     return f"messages[{index}] ({kind}, id={message.id!r})"
 
 
-def _caller(message: BaseMessage, calls: dict[object, tuple[int, str]]) -> int:
+def _caller(message: BaseMessage, calls: dict[object, tuple[int, str, bool]]) -> int:
     """The index of the AIMessage whose call ``message`` answers (-1: not an answer)."""
     if not isinstance(message, ToolMessage):
         return -1
-    return calls.get(message.tool_call_id, (-1, ""))[0]
+    return calls.get(message.tool_call_id, (-1, "", False))[0]
 
 
 def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[str]:
     """Every break of the contract in ``messages``, each naming the messages involved."""
-    calls: dict[object, tuple[int, str]] = {}  # call id -> (index of its AIMessage, tool)
+    # call id -> (index of its AIMessage, tool, whether an answer is optional)
+    calls: dict[object, tuple[int, str, bool]] = {}
     answers: dict[object, list[int]] = {}
     found: list[str] = []
     for index, message in enumerate(messages):
@@ -99,14 +115,17 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
                         f"(already used by {_name(messages, first)})"
                     )
                     continue
-                calls[call["id"]] = (index, call["name"])
-    last_caller = max((at for at, _ in calls.values()), default=-1)
+                calls[call["id"]] = (index, call["name"], False)
+            for invalid in message.invalid_tool_calls:
+                calls.setdefault(invalid["id"], (index, str(invalid["name"]), True))
+    required = [at for at, _, optional in calls.values() if not optional]
+    last_caller = max(required, default=-1)
     waiting_ok = pending_ok and all(isinstance(m, ToolMessage) for m in messages[last_caller + 1 :])
-    for call_id, (at, tool) in calls.items():
+    for call_id, (at, tool, optional) in calls.items():
         mine = [i for i in answers.get(call_id, []) if i > at]
         named = f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
         if not mine:
-            if not (waiting_ok and at == last_caller):
+            if not optional and not (waiting_ok and at == last_caller):
                 found.append(f"{named} has no ToolMessage answer")
             continue
         if len(mine) > 1:
@@ -119,7 +138,7 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
                 f"{_name(messages, mine[0])}"
             )
     for call_id, indexes in answers.items():
-        at = calls.get(call_id, (len(messages), ""))[0]
+        at = calls.get(call_id, (len(messages), "", False))[0]
         found.extend(
             f"{_name(messages, i)} answers no tool call before it" for i in indexes if i < at
         )
@@ -141,6 +160,11 @@ def repaired(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
         fixed.append(message)
         if not isinstance(message, AIMessage):
             continue
+        for invalid in message.invalid_tool_calls:
+            answer = first_answer.get(invalid["id"])
+            if answer is not None and invalid["id"] not in used:
+                used.add(invalid["id"])
+                fixed.append(answer)
         for call in message.tool_calls:
             if call["id"] in used:
                 continue

@@ -65,12 +65,31 @@ def test_repair_moves_answers_and_answers_lost_calls_with_an_error() -> None:
     assert lost.tool_call_id == "b" and lost.content == MISSING_ANSWER.format(name="lookup")
 
 
+def unparsed(*ids: str) -> AIMessage:
+    """A model answer whose tool calls could not be parsed (``invalid_tool_calls``)."""
+    broken = [
+        {"name": "lookup", "args": "{", "id": i, "error": "bad JSON", "type": "invalid_tool_call"}
+        for i in ids
+    ]
+    return AIMessage("", invalid_tool_calls=broken)  # type: ignore[arg-type]
+
+
+def test_an_unparsed_call_may_be_answered_but_needs_no_answer() -> None:
+    assert is_paired([unparsed("a"), HumanMessage("q")])
+    assert is_paired([unparsed("a"), answer("a"), HumanMessage("q")])
+    late = [unparsed("a"), HumanMessage("q"), answer("a")]
+    assert not is_paired(late) and problems(late) != []
+
+
 _ids = st.sampled_from(["a", "b", "c", "d"])
+_unparsed_ids = st.sampled_from(["x", "y"])
 _messages: st.SearchStrategy[AnyMessage] = st.one_of(
     st.builds(HumanMessage, st.just("q")),
     st.builds(lambda: AIMessage("text")),
     st.lists(_ids, min_size=1, max_size=3, unique=True).map(lambda ids: ai(*ids)),
+    st.lists(_unparsed_ids, min_size=1, max_size=2, unique=True).map(lambda ids: unparsed(*ids)),
     _ids.map(answer),
+    _unparsed_ids.map(answer),
 )
 
 
@@ -85,8 +104,8 @@ def test_a_repaired_history_keeps_the_contract(history: list[AnyMessage]) -> Non
     seen: set[str] = set()
     unique = []
     for message in history:
-        if isinstance(message, AIMessage) and message.tool_calls:
-            ids = [c["id"] for c in message.tool_calls]
+        if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
+            ids = [c["id"] for c in (*message.tool_calls, *message.invalid_tool_calls)]
             if seen & set(ids):  # type: ignore[arg-type]
                 continue
             seen.update(ids)  # type: ignore[arg-type]
