@@ -76,9 +76,9 @@ def open_tail(messages: Sequence[BaseMessage]) -> int:
     while index >= 0 and messages[index].type in _TOOL:
         index -= 1
     message = messages[index] if index >= 0 else None
-    if message is not None and message.type in _AI:
-        if message.tool_calls or message.invalid_tool_calls:  # type: ignore[attr-defined]
-            return index
+    calls = message is not None and message.type in _AI
+    if calls and (message.tool_calls or message.invalid_tool_calls):  # type: ignore[union-attr]
+        return index
     return index + 1
 
 
