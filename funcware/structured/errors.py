@@ -27,11 +27,15 @@ _LC_MODULE = "langchain.agents.structured_output"
 class StructuredOutputError(Exception):
     """Base class of the structured-output errors; ``ai_message`` is the answer at fault."""
 
+    __module__ = "funcware.structured_output"  # where it is documented and imported from
+
     ai_message: AIMessage
 
 
 class MultipleStructuredOutputsError(StructuredOutputError):
     """The model called several structured-output tools where one answer was expected."""
+
+    __module__ = "funcware.structured_output"  # where it is documented and imported from
 
     def __init__(self, tool_names: list[str], ai_message: AIMessage) -> None:
         self.tool_names = tool_names
@@ -46,6 +50,8 @@ class MultipleStructuredOutputsError(StructuredOutputError):
 
 class StructuredOutputValidationError(StructuredOutputError):
     """A structured answer did not parse into its schema; ``source`` is the parse error."""
+
+    __module__ = "funcware.structured_output"  # where it is documented and imported from
 
     def __init__(self, tool_name: str, source: Exception, ai_message: AIMessage) -> None:
         self.tool_name = tool_name
