@@ -9,7 +9,9 @@ and every run's metadata says which integration built the agent and, with ``name
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -57,17 +59,20 @@ def member_transformers(middleware: Sequence[Any]) -> list[TransformerFactory]:
 _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 
 
-def _subagent_transformer(middleware: Sequence[Any]) -> TransformerFactory:
-    """LangChain's sub-agent transformer when the stack has LangChain middleware (code written
-    for it checks for its handle class), else funcware's, which streams the same handles.
+@functools.cache
+def _langchain_subagents() -> TransformerFactory | None:
+    """LangChain's sub-agent transformer, when LangChain is installed."""
+    if importlib.util.find_spec("langchain") is None:
+        return None
+    found = getattr(importlib.import_module(_LC_SUBAGENTS), "SubagentTransformer", None)
+    return found if callable(found) else None
 
-    Decided from the stack itself, so it never depends on what happens to be imported.
-    """
-    if any(type(m).__module__.startswith("langchain.") for m in middleware):
-        found = getattr(importlib.import_module(_LC_SUBAGENTS), "SubagentTransformer", None)
-        if callable(found):
-            return found  # type: ignore[no-any-return]
-    return SubagentTransformer
+
+def subagent_transformer() -> TransformerFactory:
+    """The sub-agent projection: LangChain's transformer when LangChain is installed (code
+    written for it checks for its handle class), else funcware's, which streams the same
+    handles. Decided by what is installed, never by what was imported."""
+    return _langchain_subagents() or SubagentTransformer
 
 
 def agent_transformers(
@@ -78,7 +83,7 @@ def agent_transformers(
     return _unique(
         [
             ToolCallTransformer,
-            _subagent_transformer(middleware),
+            subagent_transformer(),
             *member_transformers(middleware),
             *extra,
         ]
