@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
+import importlib.metadata
 from collections.abc import Iterable, Sequence
+from types import ModuleType
 from typing import Any
 
 from langgraph.prebuilt import ToolCallTransformer
@@ -60,11 +61,24 @@ _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 
 
 @functools.cache
+def langchain_module(name: str) -> ModuleType | None:
+    """LangChain's module ``name`` when the ``langchain`` distribution is installed and the
+    module imports, else ``None``; asked once per process. Where funcware takes LangChain's
+    class for code written against it, this decides: what is installed, never what happens
+    to have been imported (an environment without it never sees an import attempt)."""
+    try:
+        importlib.metadata.distribution("langchain")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
 def _langchain_subagents() -> TransformerFactory | None:
     """LangChain's sub-agent transformer, when LangChain is installed."""
-    if importlib.util.find_spec("langchain") is None:
-        return None
-    found = getattr(importlib.import_module(_LC_SUBAGENTS), "SubagentTransformer", None)
+    found = getattr(langchain_module(_LC_SUBAGENTS), "SubagentTransformer", None)
     return found if callable(found) else None
 
 

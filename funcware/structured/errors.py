@@ -8,13 +8,12 @@ retry and refusal middleware, deepagents' graders). funcware never imports LangC
 
 from __future__ import annotations
 
-import functools
-import importlib
-import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
+
+from funcware.compose.stream.streaming import langchain_module
 
 __all__ = [
     "MultipleStructuredOutputsError",
@@ -67,18 +66,11 @@ class StructuredOutputValidationError(StructuredOutputError):
 _twins: dict[tuple[type, type], type] = {}
 
 
-@functools.cache
-def _langchain_installed() -> bool:
-    return importlib.util.find_spec("langchain") is not None
-
-
 def with_langchain_class(error: StructuredOutputError) -> StructuredOutputError:
     """``error``, made an instance of LangChain's class of the same name too when LangChain is
     installed, so code written for LangChain (``except`` clauses, ``handle_errors`` naming
     its classes) catches it. Decided by what is installed, never by what was imported."""
-    if not _langchain_installed():
-        return error
-    theirs = getattr(importlib.import_module(_LC_MODULE), type(error).__name__, None)
+    theirs = getattr(langchain_module(_LC_MODULE), type(error).__name__, None)
     if not isinstance(theirs, type) or isinstance(error, theirs):
         return error
     ours = type(error)
