@@ -435,6 +435,18 @@ async def test_a_kill_after_the_effect_repeats_it_unless_the_recipe_guards_it(
 
 CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 """LangGraph's PostgreSQL checkpointer's tables."""
+HELD_SECONDS = 8.0
+"""How long a run gets to reach its tool's effect with its checkpoint writes held back: under
+``"async"`` it takes well under a second; under ``"sync"`` it never does."""
+
+
+async def holds_within(check: Callable[[], bool], timeout: float) -> bool:
+    """Whether ``check()`` comes to hold within ``timeout`` seconds."""
+    try:
+        await eventually(check, timeout, "")
+    except AssertionError:
+        return False
+    return True
 
 
 def waiting_for_checkpoint_tables(cluster: Cluster) -> list[int]:
@@ -465,7 +477,8 @@ async def test_a_worker_killed_before_the_model_call_is_saved_pays_once_as_shipp
 ) -> None:
     """The model mints a fresh id per tool call, as real ones do; the tool sits behind
     ``once_per_call``; the worker dies after the payment. The checkpoint writes are held
-    back (a lock on the checkpointer's tables, a slow database made certain):
+    back (a lock on the checkpointer's tables: a slow database, made certain) while the run
+    can get on without them, and the steps are the same whatever the durability:
 
     - as shipped (``deploy/aegra/aegra.json`` sets ``"durability": "sync"``) the run waits
       for each checkpoint, so the tool starts only once the model's call is saved; the run
@@ -486,15 +499,17 @@ async def test_a_worker_killed_before_the_model_call_is_saved_pays_once_as_shipp
             clients, 1, graph, hold=name, hold_at="after", durability=durability
         )
         ((thread_id, run_id),) = runs
-        (params,) = query(cluster, "SELECT execution_params FROM runs WHERE run_id = %s", run_id)
-        assert params[0]["durability"] == (durability or "sync")  # the deployment's default
-        if durability is None:
-            await eventually(
-                lambda: bool(waiting_for_checkpoint_tables(cluster)), 30, "a checkpoint waits"
-            )
-            assert steps(cluster, thread_id, "started") == []  # nothing runs ahead of it
-            lock.rollback()  # the database catches up
-        await eventually(lambda: effects(cluster, thread_id) == 1, 30, "the tool paid")
+        # The same steps whatever the durability: once a checkpoint write waits, give the run
+        # HELD_SECONDS to pay without it; then let the database catch up.
+        await eventually(
+            lambda: bool(waiting_for_checkpoint_tables(cluster)), 30, "a checkpoint waits"
+        )
+        paid_unsaved = await holds_within(lambda: effects(cluster, thread_id) == 1, HELD_SECONDS)
+        if not paid_unsaved:  # the run waits for its checkpoint: nothing ran ahead of it
+            assert steps(cluster, thread_id, "started") == []
+            lock.rollback()
+            await eventually(lambda: effects(cluster, thread_id) == 1, 30, "the tool paid")
+        assert paid_unsaved == (durability == "async"), "paid before the model's call was saved"
         victim = cluster.by_pid(steps(cluster, thread_id, "started")[0])
         victim.signal(signal.SIGKILL)
         victim.wait(30)
@@ -517,6 +532,8 @@ async def test_a_worker_killed_before_the_model_call_is_saved_pays_once_as_shipp
     warned = "DurabilityWarning" in logs_since(cluster, marks)
     assert warned == (durability == "async")
     assert_nothing_pending(cluster, [thread_id])
+    (params,) = query(cluster, "SELECT execution_params FROM runs WHERE run_id = %s", run_id)
+    assert params[0]["execution"]["durability"] == (durability or "sync")  # the shipped default
 
 
 # -- human approval across instances ---------------------------------------------------
