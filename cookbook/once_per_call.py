@@ -222,8 +222,9 @@ class CallLedger:
 class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
     """Runs each tool call's tool at most once per ledger; repeats get the recorded answer.
 
-    On a run whose durability is not ``"sync"`` it warns (``DurabilityWarning``) before the
-    first guarded call, unless ``stable_ids=True`` says the model's ids do not change.
+    A call it guards on a run whose durability is not ``"sync"`` issues a
+    ``DurabilityWarning`` (shown once per tool and durability by Python's default filter),
+    unless ``stable_ids=True`` says the model's ids do not change.
     """
 
     writes = ("handler.skip", "tool.result")

@@ -28,6 +28,7 @@ import asyncio
 import json
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -106,8 +107,10 @@ def reply_with_fresh_ids(messages: list[BaseMessage]) -> AIMessage:
     return answer
 
 
-def _agent(name: str, *middleware: object, respond: object = reply) -> object:
-    model = ScriptedChatModel(respond=respond)  # type: ignore[arg-type]
+def _agent(
+    name: str, *middleware: object, respond: Callable[[list[BaseMessage]], AIMessage] = reply
+) -> object:
+    model = ScriptedChatModel(respond=respond)
     return create_agent(model, [transfer], middleware=list(middleware), name=name)  # type: ignore[arg-type]
 
 

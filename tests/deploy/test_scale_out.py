@@ -435,7 +435,7 @@ async def test_a_kill_after_the_effect_repeats_it_unless_the_recipe_guards_it(
 
 CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
 """LangGraph's PostgreSQL checkpointer's tables."""
-HELD_SECONDS = 8.0
+HELD_SECONDS = 12.0
 """How long a run gets to reach its tool's effect with its checkpoint writes held back: under
 ``"async"`` it takes well under a second; under ``"sync"`` it never does."""
 
@@ -667,6 +667,7 @@ def test_the_readme_commands_serve_the_example_on_two_instances() -> None:
     state = Path(tempfile.mkdtemp(prefix="funcware-aegra-readme-")) / "state"
     state.parent.chmod(0o755)
     section = GUIDE.read_text(encoding="utf-8").split("## Several servers", 1)[1]
+    section = section.split("\n### ", 1)[0]  # before its subsections
     (commands,) = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
     readme = README.read_text(encoding="utf-8").split("## Scaling out", 1)[1]
     assert re.findall(r"```bash\n(.*?)```", readme.split("\n## ", 1)[0], re.DOTALL) == [commands]
