@@ -45,7 +45,7 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
-from pydantic import ConfigDict, Field, ValidationError, with_config
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError, with_config
 from typing_extensions import NotRequired, TypedDict
 
 from funcware import AgentMiddleware, AgentState, create_agent
@@ -65,14 +65,17 @@ class Approve(TypedDict):
     """Run the call as the model proposed it."""
 
     type: Literal["approve"]
+    tool_call_id: NotRequired[str]
+    """If given, the id of the call this decision is for (a mismatch is refused)."""
 
 
 @with_config(ConfigDict(extra="forbid"))
 class Edit(TypedDict):
-    """Run the call with the reviewer's arguments."""
+    """Run the call with the reviewer's arguments (the tool stays the same)."""
 
     type: Literal["edit"]
     args: dict[str, Any]
+    tool_call_id: NotRequired[str]
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -81,23 +84,42 @@ class Reject(TypedDict):
 
     type: Literal["reject"]
     message: NotRequired[str]
+    tool_call_id: NotRequired[str]
 
 
 Decision = Annotated[Approve | Edit | Reject, Field(discriminator="type")]
 """The reviewer's answer for one tool call, in the order of the requests."""
 
 
-def resume_schema(count: int) -> type:
+def resume_schema(count: int, ids: Sequence[str] | None = None) -> type:
     """The shape a resume must have to answer ``count`` review requests:
-    ``{"decisions": [...]}`` with exactly ``count`` well-formed decisions.
+    ``{"decisions": [...]}`` with exactly ``count`` well-formed decisions; where a decision
+    names its call (``tool_call_id``), it must be the call at its position in ``ids``.
 
     Given to ``interrupt(..., response_schema=...)``: clients see it as JSON Schema, and
-    langgraph validates the resume against it *before* saving it, so a malformed resume
-    raises, approves nothing and leaves the same approval open to be answered again.
+    langgraph validates the resume against it *before* saving it, so a malformed or
+    misdirected resume raises, approves nothing and leaves the same approval open to be
+    answered again.
     """
     decisions = Annotated[list[Decision], Field(min_length=count, max_length=count)]
     schema: type = TypedDict("ReviewResume", {"decisions": decisions})  # type: ignore[name-match]
-    return with_config(ConfigDict(extra="forbid"))(schema)
+    schema = with_config(ConfigDict(extra="forbid"))(schema)
+    if ids is None:
+        return schema
+    expected = list(ids)
+
+    def addressed_to_these_calls(resume: Any) -> Any:
+        for position, (decision, call_id) in enumerate(zip(resume["decisions"], expected)):
+            named = decision.get("tool_call_id", call_id)
+            if named != call_id:
+                raise ValueError(
+                    f"decision {position} is for tool call {named!r}, but the call under "
+                    f"review at that position is {call_id!r} (pending: {expected}); it was "
+                    "meant for another approval, or for one already answered"
+                )
+        return resume
+
+    return Annotated[schema, AfterValidator(addressed_to_these_calls)]  # type: ignore[return-value]
 
 
 Condition = Callable[[ToolCall], bool]
@@ -119,7 +141,7 @@ def refusal(error: ValidationError, pending: Sequence[ToolCall]) -> str:
     """Why a resume was refused, in LangChain's words first, then what to send instead."""
     names = [call["name"] for call in pending]
     problems = "; ".join(
-        f"{'.'.join(str(part) for part in issue['loc'])}: {issue['msg']}"
+        f"{'.'.join(str(part) for part in issue['loc']) or 'resume'}: {issue['msg']}"
         for issue in error.errors()
     )
     return (
@@ -136,8 +158,10 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
     ``needs_approval`` whose ``when`` condition (if any) is true.
 
     Guarantee: no call to a listed tool runs before a human decision, and a resume it
-    does not understand decides nothing (it raises ``ValueError`` naming the problem and
-    the approval stays open to be answered again).
+    does not understand, or one whose decisions name other calls (``tool_call_id``),
+    decides nothing (it raises ``ValueError`` naming the problem and the approval stays
+    open to be answered again). An edit keeps the tool: a decision naming another tool is
+    refused, so no call escapes the policy of the tool it would become.
     """
 
     reads = ("state.messages", "messages.latest")
@@ -146,6 +170,13 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
     def __init__(
         self, needs_approval: Collection[str], *, when: Mapping[str, Condition] | None = None
     ) -> None:
+        if isinstance(needs_approval, str) or not all(
+            isinstance(name, str) for name in needs_approval
+        ):
+            raise TypeError(
+                f"ApproveToolCalls: needs_approval is {needs_approval!r}; give a collection "
+                "of tool names, e.g. {'refund'} (a bare string would be read as its letters)."
+            )
         self.needs_approval = frozenset(needs_approval)
         self.when = dict(when or {})
         stray = sorted(set(self.when) - self.needs_approval)
@@ -163,11 +194,21 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
                 )
 
     def needs_review(self, call: ToolCall) -> bool:
-        """Whether ``call`` waits for a human decision."""
+        """Whether ``call`` waits for a human decision. A condition that answers anything
+        but ``True`` or ``False`` is refused (``TypeError``): the call does not run."""
         if call["name"] not in self.needs_approval:
             return False
         condition = self.when.get(call["name"])
-        return condition is None or bool(condition(call))
+        if condition is None:
+            return True
+        answer = condition(call)
+        if not isinstance(answer, bool):
+            raise TypeError(
+                f"ApproveToolCalls: when[{call['name']!r}] returned {answer!r} for tool call "
+                f"{call['id']!r}; a condition must return True (ask a human) or False (run "
+                "without asking). Nothing was run."
+            )
+        return answer
 
     def after_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:
         answer, unanswered = pending_calls(state["messages"])
@@ -184,7 +225,8 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
         # A resume that does not match resume_schema raises here, before anything is
         # approved and before langgraph saves it: the approval stays open (fail closed).
         try:
-            resume = interrupt({"review": requests}, response_schema=resume_schema(len(pending)))
+            schema = resume_schema(len(pending), [r["tool_call_id"] for r in requests])
+            resume = interrupt({"review": requests}, response_schema=schema)
         except ValidationError as error:
             raise ValueError(refusal(error, pending)) from error
         decisions: list[Decision] = resume["decisions"]
