@@ -102,14 +102,16 @@ def resume_schema(count: int, ids: Sequence[str] | None = None) -> type:
     answered again.
     """
     decisions = Annotated[list[Decision], Field(min_length=count, max_length=count)]
-    schema: type = TypedDict("ReviewResume", {"decisions": decisions})  # type: ignore[name-match]
-    schema = with_config(ConfigDict(extra="forbid"))(schema)
+    typed: type = TypedDict("ReviewResume", {"decisions": decisions})  # type: ignore[name-match]
+    schema: type = with_config(ConfigDict(extra="forbid"))(typed)
     if ids is None:
         return schema
     expected = list(ids)
 
     def addressed_to_these_calls(resume: Any) -> Any:
-        for position, (decision, call_id) in enumerate(zip(resume["decisions"], expected)):
+        for position, (decision, call_id) in enumerate(
+            zip(resume["decisions"], expected, strict=True)
+        ):
             named = decision.get("tool_call_id", call_id)
             if named != call_id:
                 raise ValueError(
@@ -137,19 +139,23 @@ def pending_calls(messages: Sequence[AnyMessage]) -> tuple[AIMessage | None, lis
     return None, []
 
 
-def refusal(error: ValidationError, pending: Sequence[ToolCall]) -> str:
+CALL_DECISIONS = (
+    "{'type': 'approve'}, {'type': 'edit', 'args': {...}} or {'type': 'reject', 'message': '...'}"
+)
+"""The decisions a review of tool calls takes, for error messages."""
+
+
+def refusal(error: ValidationError, names: Sequence[str], shapes: str = CALL_DECISIONS) -> str:
     """Why a resume was refused, in LangChain's words first, then what to send instead."""
-    names = [call["name"] for call in pending]
     problems = "; ".join(
         f"{'.'.join(str(part) for part in issue['loc']) or 'resume'}: {issue['msg']}"
         for issue in error.errors()
     )
     return (
         f"Unexpected human decision: {error.errors()[0].get('input')!r}. {problems}. "
-        f"Expected {{'decisions': [...]}} with one decision per review request ({names}), "
-        "each {'type': 'approve'}, {'type': 'edit', 'args': {...}} or "
-        "{'type': 'reject', 'message': '...'}. Nothing was run; resume the thread again "
-        "with valid decisions."
+        f"Expected {{'decisions': [...]}} with one decision per review request "
+        f"({list(names)}), each {shapes}. Nothing was run; resume the thread again with "
+        "valid decisions."
     )
 
 
@@ -228,7 +234,7 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
             schema = resume_schema(len(pending), [r["tool_call_id"] for r in requests])
             resume = interrupt({"review": requests}, response_schema=schema)
         except ValidationError as error:
-            raise ValueError(refusal(error, pending)) from error
+            raise ValueError(refusal(error, [call["name"] for call in pending])) from error
         decisions: list[Decision] = resume["decisions"]
         by_id = {call["id"]: decision for call, decision in zip(pending, decisions, strict=True)}
 
@@ -255,6 +261,130 @@ class ApproveToolCalls(AgentMiddleware[AgentState]):
             calls.append(call)
         reviewed = answer.model_copy(update={"tool_calls": calls})  # same id: replaced in place
         return {"messages": [reviewed, *rejections]}
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ShowResult(TypedDict):
+    """Let the model see the tool's result as it is."""
+
+    type: Literal["approve"]
+    tool_call_id: NotRequired[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class ReplaceResult(TypedDict):
+    """Let the model see ``content`` instead of the tool's result."""
+
+    type: Literal["edit"]
+    content: str
+    tool_call_id: NotRequired[str]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class WithholdResult(TypedDict):
+    """Withhold the result: the model sees an error saying so, with ``message``."""
+
+    type: Literal["reject"]
+    message: NotRequired[str]
+    tool_call_id: NotRequired[str]
+
+
+ResultDecision = Annotated[ShowResult | ReplaceResult | WithholdResult, Field(discriminator="type")]
+"""The reviewer's answer for one held result, in the order of the requests."""
+
+REVIEWED = "funcware_result_reviewed"
+"""The ``response_metadata`` flag on a result a reviewer has decided."""
+
+
+def result_resume_schema(ids: Sequence[str]) -> type:
+    """``{"decisions": [...]}``: one well-formed decision per held result, in order; where a
+    decision names its call (``tool_call_id``), it must be the call at its position."""
+    count, expected = len(ids), list(ids)
+    decisions = Annotated[list[ResultDecision], Field(min_length=count, max_length=count)]
+    typed: type = TypedDict("ResultReviewResume", {"decisions": decisions})  # type: ignore[name-match]
+    schema: type = with_config(ConfigDict(extra="forbid"))(typed)
+
+    def addressed_to_these_results(resume: Any) -> Any:
+        for position, (decision, call_id) in enumerate(
+            zip(resume["decisions"], expected, strict=True)
+        ):
+            if decision.get("tool_call_id", call_id) != call_id:
+                raise ValueError(
+                    f"decision {position} is for tool call {decision['tool_call_id']!r}, but "
+                    f"the result held at that position is {call_id!r} (held: {expected})"
+                )
+        return resume
+
+    return Annotated[schema, AfterValidator(addressed_to_these_results)]  # type: ignore[return-value]
+
+
+class ReviewToolResults(AgentMiddleware[AgentState]):
+    """Holds the results of the tools in ``tools`` for a human decision before the model
+    sees them: show, replace (``{"type": "edit", "content": ...}``) or withhold.
+
+    Guarantee: no result of a listed tool reaches the model before a human decision, and a
+    resume it does not understand decides nothing (``ValueError``; the review stays open).
+
+    A ``before_model`` hook finds the results of the current turn (the ``ToolMessage`` messages
+    after the model's latest answer) that come from a listed tool and were not reviewed
+    yet, and pauses with ``{"results": [{"tool_call_id", "name", "content"}, ...]}``. On
+    resume each result is rewritten in place (same id) and flagged as reviewed, so it is
+    never asked about again. Results still stream to the client as the tools finish: hold
+    them there with the client's own filter if they must not be shown either.
+    """
+
+    reads = ("state.messages", "messages.latest")
+    writes = ("state.messages", "messages.rewrite", "interrupt")
+
+    def __init__(self, tools: Collection[str]) -> None:
+        if isinstance(tools, str) or not all(isinstance(name, str) for name in tools):
+            raise TypeError(
+                f"ReviewToolResults: tools is {tools!r}; give a collection of tool names, "
+                "e.g. {'lookup'} (a bare string would be read as its letters)."
+            )
+        self.results_of = frozenset(tools)
+
+    def held(self, messages: Sequence[AnyMessage]) -> list[ToolMessage]:
+        """This turn's results of listed tools that no reviewer has decided yet."""
+        for index in range(len(messages) - 1, -1, -1):
+            if isinstance(messages[index], AIMessage):
+                return [
+                    m
+                    for m in messages[index + 1 :]
+                    if isinstance(m, ToolMessage)
+                    and m.name in self.results_of
+                    and not m.response_metadata.get(REVIEWED)
+                ]
+        return []
+
+    def before_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:
+        held = self.held(state["messages"])
+        if not held:
+            return None
+        requests = [
+            {"tool_call_id": m.tool_call_id, "name": m.name, "content": m.content} for m in held
+        ]
+        try:
+            schema = result_resume_schema([m.tool_call_id for m in held])
+            resume = interrupt({"results": requests}, response_schema=schema)
+        except ValidationError as error:
+            shapes = (
+                "{'type': 'approve'}, {'type': 'edit', 'content': '...'} or "
+                "{'type': 'reject', 'message': '...'}"
+            )
+            names = [m.name or "" for m in held]
+            raise ValueError(refusal(error, names, shapes)) from error
+        reviewed: list[ToolMessage] = []
+        for message, decision in zip(held, resume["decisions"], strict=True):
+            flags = {**message.response_metadata, REVIEWED: decision["type"]}
+            update: dict[str, Any] = {"response_metadata": flags}
+            if decision["type"] == "edit":
+                update["content"] = decision["content"]
+            elif decision["type"] == "reject":
+                reason = decision.get("message", "The reviewer withheld this result.")
+                update |= {"content": f"Withheld by a reviewer: {reason}", "status": "error"}
+            reviewed.append(message.model_copy(update=update))  # same id: replaced in place
+        return {"messages": reviewed}
 
 
 @tool

@@ -105,7 +105,7 @@ class ToolCallLimit(AgentMiddleware[ToolCallLimitState, Any]):
         calls = [c for c in answers[-1].tool_calls if c["id"] not in answered]
         if not calls:
             return response
-        used = request.state.get("run_tool_calls", 0)
+        used = int(request.state.get("run_tool_calls", 0))  # type: ignore[call-overload]
         allowed = max(self.limit - used, 0)
         if len(calls) <= allowed:
             update: dict[str, Any] = {"run_tool_calls": used + len(calls)}

@@ -72,9 +72,7 @@ def _latest_answer(messages: Sequence[Any]) -> tuple[int, AIMessage | None, set[
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if isinstance(message, AIMessage):
-            answered = {
-                m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)
-            }
+            answered = {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
             return index, message, answered
     return -1, None, set()
 
@@ -94,7 +92,8 @@ def _decision_problem(
     required, possible = _KEYS[kind]
     missing, extra = sorted(required - set(decision)), sorted(set(decision) - possible)
     if missing or extra:
-        return f"the {kind!r} decision has the keys {sorted(possible)}; missing {missing}, unknown {extra}"
+        keys = sorted(possible)
+        return f"the {kind!r} decision has the keys {keys}; missing {missing}, unknown {extra}"
     if kind == "edit":
         action = decision["edited_action"]
         if (
@@ -130,7 +129,7 @@ def _refuse(resume: object, reviewed: Sequence[ToolCall], middleware: Any) -> No
             f"calls ({len(reviewed)})"
         )
     else:
-        for decision, call in zip(resume["decisions"], reviewed):
+        for decision, call in zip(resume["decisions"], reviewed, strict=True):
             allowed = gated[call["name"]]["allowed_decisions"]
             problem_or_none = _decision_problem(decision, call, allowed, gated)
             if problem_or_none is not None:
@@ -145,7 +144,9 @@ def _refuse(resume: object, reviewed: Sequence[ToolCall], middleware: Any) -> No
     )
 
 
-def _reviewed(middleware: Any, state: Any, runtime: Any, calls: Sequence[ToolCall]) -> list[ToolCall]:
+def _reviewed(
+    middleware: Any, state: Any, runtime: Any, calls: Sequence[ToolCall]
+) -> list[ToolCall]:
     """The calls the middleware will ask about, as it decides (its ``when`` predicates)."""
     should = getattr(middleware, "_should_interrupt", None)
     reviewed = []

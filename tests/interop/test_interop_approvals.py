@@ -94,7 +94,7 @@ def test_a_malformed_resume_runs_nothing_and_the_pause_can_be_answered_again(
 ) -> None:
     agent = agent_with(hitl())
     agent.invoke({"messages": [HumanMessage("Refund me.")]}, CONFIG)
-    with pytest.raises(ValueError, match="^Unexpected human decision") as refused:
+    with pytest.raises(ValueError, match=r"^Unexpected human decision") as refused:
         agent.invoke(Command(resume=resume), CONFIG)
     assert refused.match(named)
     assert RAN == []

@@ -57,8 +57,15 @@ def test_approval_refuses_a_condition_that_answers_neither_true_nor_false() -> N
 
 @pytest.mark.parametrize(
     "limit, exit_behavior",
-    [("2", "continue"), (-1, "continue"), (2.5, "continue"), (True, "continue"),
-     (None, "continue"), (1, "stop"), (1, "End")],
+    [
+        ("2", "continue"),
+        (-1, "continue"),
+        (2.5, "continue"),
+        (True, "continue"),
+        (None, "continue"),
+        (1, "stop"),
+        (1, "End"),
+    ],
 )
 def test_tool_call_limit_refuses_a_limit_or_exit_behaviour_it_does_not_know(
     limit: Any, exit_behavior: Any

@@ -1,6 +1,7 @@
 """The recipes' guarantees in the stacks that broke them: a refund beside a lookup
-(an approval and a tool-call limit) in both orders, the limit deciding before the reviewer, ``human_approval``'s per-tool ``when=``, and guards that find the
-model's answer behind messages other hooks appended after it.
+(an approval and a tool-call limit) in both orders, the limit deciding before the reviewer,
+``human_approval``'s per-tool ``when=``, and guards that find the model's answer behind
+messages other hooks appended after it.
 """
 
 from __future__ import annotations
