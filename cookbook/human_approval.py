@@ -23,7 +23,20 @@ The caller shows them to a person and resumes the same thread with
 
 ``when={"refund": lambda call: call["args"]["amount"] > 100}`` asks only about the calls
 for which the condition is true; the others run without a pause. A condition receives the
-``ToolCall`` (``name``, ``args``, ``id``) and returns a bool; tools without one always ask.
+``ToolCall`` (``name``, ``args``, ``id``) and returns a bool (anything else is refused and
+nothing runs); tools without one always ask.
+
+It fails closed. The pause carries a typed ``response_schema``: a resume it does not
+understand (a typo in a type, a missing key, a wrong count) raises before langgraph saves
+it, nothing runs, and the same approval can be answered again. A decision may name its call
+(``"tool_call_id": "..."``); one that names another call — a resume meant for another
+approval, or sent twice — is refused the same way. Answer a pause by its id,
+``Command(resume={pause.id: {...}})``, and the agent refuses an answer to a pause already
+answered; a resume on a thread with nothing pending is refused too. An edit keeps the tool
+(a decision naming another tool is refused), so no call escapes its own tool's policy.
+
+``ReviewToolResults({"lookup"})``, in this file too, holds a tool's result instead: the
+model sees it only after a person shows, replaces or withholds it.
 
 The rewritten ``AIMessage`` keeps its id, so ``add_messages`` replaces it in place; the
 agent then runs only the calls still unanswered. Pausing needs a checkpointer (the paused
