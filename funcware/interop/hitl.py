@@ -32,9 +32,7 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langgraph._internal._constants import CONFIG_KEY_SCRATCHPAD
 from langgraph.config import get_config
 
-__all__ = ["guard_after_model", "is_human_in_the_loop"]
-
-HITL_MODULE = "langchain.agents.middleware.human_in_the_loop"
+__all__ = ["guard_after_model"]
 
 _KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # decision type: (keys it must have, keys it may have)
@@ -43,14 +41,6 @@ _KEYS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "reject": (frozenset({"type"}), frozenset({"type", "message"})),
     "respond": (frozenset({"type", "message"}), frozenset({"type", "message"})),
 }
-
-
-def is_human_in_the_loop(middleware: object) -> bool:
-    """Whether ``middleware`` is LangChain's ``HumanInTheLoopMiddleware`` (or a subclass)."""
-    return any(
-        klass.__name__ == "HumanInTheLoopMiddleware" and klass.__module__ == HITL_MODULE
-        for klass in type(middleware).__mro__
-    )
 
 
 def _waiting_resume() -> Any:
