@@ -31,7 +31,8 @@ APPROVE: dict[str, Any] = {"decisions": [{"type": "approve"}]}
 
 
 async def test_a_second_answer_through_the_other_instance_is_refused_and_pays_nothing(
-    cluster: Any, clients: Any
+    cluster: Any,  # noqa: F811
+    clients: Any,  # noqa: F811
 ) -> None:
     thread_id, paused = await send(clients["a"], "ledger_approval", to="acct-5", amount=5, hold="")
     assert await final_status(clients["a"], thread_id, paused, 30) == "interrupted"
@@ -52,7 +53,8 @@ async def test_a_second_answer_through_the_other_instance_is_refused_and_pays_no
 
 
 async def test_an_answer_to_a_pause_the_thread_does_not_have_leaves_the_real_one_open(
-    cluster: Any, clients: Any
+    cluster: Any,  # noqa: F811
+    clients: Any,  # noqa: F811
 ) -> None:
     thread_id, paused = await send(clients["a"], "ledger_approval", to="acct-6", amount=6, hold="")
     assert await final_status(clients["a"], thread_id, paused, 30) == "interrupted"
