@@ -2,8 +2,10 @@
 
 ``create_agent`` returns an :class:`AgentGraph`: a ``CompiledStateGraph`` whose
 ``stream``/``astream`` (which ``invoke``, ``ainvoke``, ``batch`` and ``stream_events`` go
-through) check the input (a resume must answer a pause the thread has), give each run a :class:`JumpLog` in its config (a run that hits
-the recursion limit names the hooks whose jumps kept it going), and run the run wraps
+through) check the input (a resume must answer a pause the thread has: one on a thread
+with nothing pending, or addressed to interrupt ids it does not have, is refused), give
+each run a :class:`JumpLog` in its config (a run that hits the recursion limit names the
+hooks whose jumps kept it going), and run the run wraps
 features added (always-run cleanups) and the watcher, when something observes the run.
 A run wrap is data on the graph, so one class serves every agent.
 """
@@ -59,7 +61,9 @@ def _check_resume(graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, con
     )
 
 
-def _answers_a_pause(graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, config: Any) -> bool:
+def _answers_a_pause(
+    graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, config: Any
+) -> bool:
     """Whether ``input`` resumes a paused run of this graph's own thread (not a subgraph's)."""
     if not isinstance(input, Command) or input.resume is None or not graph.checkpointer:
         return False
