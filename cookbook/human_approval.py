@@ -423,7 +423,8 @@ THREAD: RunnableConfig = {"configurable": {"thread_id": "approval-demo"}}
 
 
 def demo() -> tuple[Any, dict[str, Any]]:
-    """Four calls: one needs no review; of the rest one is approved, one edited, one rejected."""
+    """Four calls: one needs no review; of the rest one is approved, one edited, one rejected;
+    the unreviewed call's result is shown to the model once a person has looked at it."""
     proposal = AIMessage(
         "",
         tool_calls=[
@@ -439,7 +440,10 @@ def demo() -> tuple[Any, dict[str, Any]]:
     agent = create_agent(
         model,
         [send_email, delete_file, list_files],
-        middleware=[ApproveToolCalls(needs_approval={"send_email", "delete_file"})],
+        middleware=[
+            ApproveToolCalls(needs_approval={"send_email", "delete_file"}),
+            ReviewToolResults({"list_files"}),  # the listing waits for a look, too
+        ],
         checkpointer=InMemorySaver(),
     )
     paused = agent.invoke({"messages": [HumanMessage("Send Q3 out, then clean up.")]}, THREAD)
@@ -451,7 +455,11 @@ def demo() -> tuple[Any, dict[str, Any]]:
         {"type": "edit", "args": {"to": "board@corp", "subject": "Q3"}},
         {"type": "reject", "message": "Keep the report until the audit."},
     ]
-    state = agent.invoke(Command(resume={"decisions": decisions}), THREAD)
+    held = agent.invoke(Command(resume={"decisions": decisions}), THREAD)
+    (look,) = held["__interrupt__"]  # the tools ran; the listing waits before the model
+    assert [r["tool_call_id"] for r in look.value["results"]] == ["ls"]
+    shown: list[ResultDecision] = [{"type": "approve"}]
+    state = agent.invoke(Command(resume={"decisions": shown}), THREAD)
     return agent, state
 
 
