@@ -42,7 +42,8 @@ What it does not do: make an effect and its record atomic. An effect written in 
 database can be, if the tool writes it in the transaction that records it; an outside
 effect cannot, which is why an unfinished call is reported, not guessed. Tools that
 return a ``Command`` instead of a ``ToolMessage`` are refused (a ``Command`` cannot be
-replayed faithfully); tools outside ``tools`` pass through untouched.
+replayed faithfully); tools outside ``tools`` pass through untouched. A call without an
+id, or a ``tools`` that is not a collection of names, is refused rather than guessed.
 
 How to adapt: ``CallLedger.postgres(url).setup()`` for the server's database (the
 checkpointer's), ``CallLedger.sqlite(path)`` for tests and single machines; list only
@@ -247,6 +248,14 @@ class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
                 f"OncePerToolCall(stable_ids={stable_ids!r}): pass True only for a model that "
                 "gives a repeated call the same id, else False"
             )
+        if tools is not None and (
+            isinstance(tools, str) or not all(isinstance(name, str) for name in tools)
+        ):
+            raise TypeError(
+                f"OncePerToolCall(tools={tools!r}): give a collection of tool names, e.g. "
+                "{'refund'} (a bare string would be read as its letters, and the tool would "
+                "pass through unguarded)."
+            )
         self.ledger = ledger
         self.only = None if tools is None else frozenset(tools)
         self.unfinished = unfinished
@@ -265,7 +274,13 @@ class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
         thread_id = _thread_id(config, name)
         if not self.stable_ids:
             _check_durability(config, name)
-        call_id = call["id"] or ""
+        call_id = call["id"]
+        if not call_id:
+            raise ValueError(
+                f"OncePerToolCall.wrap_tool_call: the call to {name!r} has no id, so it has "
+                "no stable key (every id-less call would share one); make sure the chat model "
+                "returns tool call ids. The tool was not run."
+            )
         earlier = self.ledger.start(thread_id, call_id)
         if earlier is not None and earlier.answer is not None:
             return ToolMessage(**earlier.answer, tool_call_id=call_id)
