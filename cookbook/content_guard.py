@@ -80,6 +80,13 @@ class ContentGuard(AgentMiddleware[AgentState]):
         patterns: Sequence[re.Pattern[str]] = BLOCKED,
         refusal: str = "I can't share that. The answer was withheld by the content guard.",
     ) -> None:
+        if isinstance(patterns, (str, re.Pattern)) or not all(
+            isinstance(p, re.Pattern) for p in patterns
+        ):
+            raise TypeError(
+                f"ContentGuard(patterns={patterns!r}): give a sequence of compiled patterns, "
+                "e.g. [re.compile(r'password', re.I)]."
+            )
         self.patterns = tuple(patterns)
         self.refusal = refusal
 

@@ -38,6 +38,11 @@ class ModelCallCounter(AgentMiddleware[CallCountState]):
     writes = ("state.model_calls", "state.last_seen")
 
     def __init__(self, limit: int = 10) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(
+                f"ModelCallCounter(limit={limit!r}): give a whole number of model calls, 0 "
+                "or more (a limit that is not a number would never be reached)."
+            )
         self.limit = limit
 
     def after_model(self, state: CallCountState, runtime: Runtime[None]) -> dict[str, Any]:

@@ -20,18 +20,36 @@ On a repeat it finds one of the two:
   tool computes from its ``ToolRuntime``: ``call_key(thread_id, runtime.tool_call_id)``.
 
 Guarantee: for a given ledger, the tool of a call (thread id, tool call id) starts at most
-once unless ``unfinished="retry"``, and a repeat of a recorded call gets its recorded answer.
+once unless ``unfinished="retry"``, and a repeat of a recorded call gets its recorded answer;
+across a worker's death this covers the model's decision (the run that takes over repeats
+the call under the same id) only when the run's durability is ``"sync"`` or the model gives
+a repeated call the same id (``stable_ids=True``), and on any other run the recipe warns
+with a ``DurabilityWarning``.
+
+Why the durability: LangGraph's default, ``"async"``, writes a step's checkpoint while the
+next step already runs, so the tools can start before the checkpoint holding the model's
+tool call is saved. A worker killed then loses the model's answer; the run that takes over
+asks the model again, and a real model mints a new tool call id, which is a new key here,
+so the tool runs a second time (``"exit"`` saves nothing until the run ends: the same).
+Under ``"sync"`` every checkpoint is saved before the next step starts, so a tool only ever
+runs for a tool call that is already in the checkpoint. Set it where runs are started:
+``"checkpointer": {"durability": "sync"}`` in ``aegra.json`` (as ``deploy/aegra`` ships),
+``AEGRA_CHECKPOINT_DURABILITY=sync``, or ``agent.invoke(..., durability="sync")``. The
+recipe reads the durability the run was started with from the run's config, where LangGraph
+keeps it (none there means LangGraph's default, ``"async"``).
 
 What it does not do: make an effect and its record atomic. An effect written in the same
 database can be, if the tool writes it in the transaction that records it; an outside
 effect cannot, which is why an unfinished call is reported, not guessed. Tools that
 return a ``Command`` instead of a ``ToolMessage`` are refused (a ``Command`` cannot be
-replayed faithfully); tools outside ``tools`` pass through untouched.
+replayed faithfully); tools outside ``tools`` pass through untouched. A call without an
+id, or a ``tools`` that is not a collection of names, is refused rather than guessed.
 
 How to adapt: ``CallLedger.postgres(url).setup()`` for the server's database (the
 checkpointer's), ``CallLedger.sqlite(path)`` for tests and single machines; list only
 the tools with side effects in ``tools``; prune old rows by ``updated_at`` when threads
-expire.
+expire; ``stable_ids=True`` only for a model whose repeated calls keep their ids (a scripted
+model, a cassette), which needs no particular durability.
 """
 
 from __future__ import annotations
@@ -39,6 +57,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import warnings
 from collections.abc import Callable, Collection, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -55,6 +74,22 @@ from funcware.testing import ScriptedChatModel
 
 TABLE = "funcware_tool_calls"
 """The ledger's table (made by ``CallLedger.setup()``): one row per (thread id, tool call id)."""
+
+DURABILITY_KEY = "__pregel_durability"
+"""Where LangGraph keeps, in a run's ``configurable``, the durability the run was started with."""
+
+
+class DurabilityWarning(UserWarning):
+    """A run's durability lets a worker's death lose a tool call whose tool already ran."""
+
+
+def run_durability(config: RunnableConfig) -> str:
+    """The durability a run was started with: ``"sync"``, ``"async"`` or ``"exit"``.
+
+    LangGraph puts it in the run's config when the run is given one (by the caller or by the
+    server); a run given none has LangGraph's default, ``"async"``.
+    """
+    return str(config.get("configurable", {}).get(DURABILITY_KEY, "async"))
 
 
 class _Cursor(Protocol):
@@ -186,7 +221,12 @@ class CallLedger:
 
 
 class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
-    """Runs each tool call's tool at most once per ledger; repeats get the recorded answer."""
+    """Runs each tool call's tool at most once per ledger; repeats get the recorded answer.
+
+    A call it guards on a run whose durability is not ``"sync"`` issues a
+    ``DurabilityWarning`` (shown once per tool and durability by Python's default filter),
+    unless ``stable_ids=True`` says the model's ids do not change.
+    """
 
     writes = ("handler.skip", "tool.result")
 
@@ -196,15 +236,30 @@ class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
         *,
         tools: Collection[str] | None = None,
         unfinished: Literal["report", "retry"] = "report",
+        stable_ids: bool = False,
     ) -> None:
         if unfinished not in ("report", "retry"):
             raise ValueError(
                 f"OncePerToolCall(unfinished={unfinished!r}): use 'report' (answer with an "
                 "error, never run twice) or 'retry' (run again; the tool must be idempotent)"
             )
+        if not isinstance(stable_ids, bool):
+            raise TypeError(
+                f"OncePerToolCall(stable_ids={stable_ids!r}): pass True only for a model that "
+                "gives a repeated call the same id, else False"
+            )
+        if tools is not None and (
+            isinstance(tools, str) or not all(isinstance(name, str) for name in tools)
+        ):
+            raise TypeError(
+                f"OncePerToolCall(tools={tools!r}): give a collection of tool names, e.g. "
+                "{'refund'} (a bare string would be read as its letters, and the tool would "
+                "pass through unguarded)."
+            )
         self.ledger = ledger
         self.only = None if tools is None else frozenset(tools)
         self.unfinished = unfinished
+        self.stable_ids = stable_ids
 
     def wrap_tool_call(
         self,
@@ -215,8 +270,17 @@ class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
         name = call["name"]
         if self.only is not None and name not in self.only:
             return handler(request)
-        thread_id = _thread_id(request, name)
-        call_id = call["id"] or ""
+        config: RunnableConfig = request.runtime.config if request.runtime is not None else {}
+        thread_id = _thread_id(config, name)
+        if not self.stable_ids:
+            _check_durability(config, name)
+        call_id = call["id"]
+        if not call_id:
+            raise ValueError(
+                f"OncePerToolCall.wrap_tool_call: the call to {name!r} has no id, so it has "
+                "no stable key (every id-less call would share one); make sure the chat model "
+                "returns tool call ids. The tool was not run."
+            )
         earlier = self.ledger.start(thread_id, call_id)
         if earlier is not None and earlier.answer is not None:
             return ToolMessage(**earlier.answer, tool_call_id=call_id)
@@ -241,8 +305,7 @@ class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
         return result
 
 
-def _thread_id(request: ToolCallRequest, name: str) -> str:
-    config = request.runtime.config if request.runtime is not None else {}
+def _thread_id(config: RunnableConfig, name: str) -> str:
     thread_id = config.get("configurable", {}).get("thread_id")
     if thread_id is None:
         raise ValueError(
@@ -251,6 +314,22 @@ def _thread_id(request: ToolCallRequest, name: str) -> str:
             "config={'configurable': {'thread_id': ...}}"
         )
     return str(thread_id)
+
+
+def _check_durability(config: RunnableConfig, name: str) -> None:
+    durability = run_durability(config)
+    if durability != "sync":
+        warnings.warn(
+            f"OncePerToolCall.wrap_tool_call: the call to {name!r} runs with durability="
+            f"{durability!r}, so a worker that dies before the checkpoint holding the model's "
+            "tool call is saved loses that call; the run that takes over asks the model again, "
+            "a new tool call id is a new call, and the tool runs twice. Start runs with "
+            'durability=\'sync\' (aegra.json: "checkpointer": {"durability": "sync"}; '
+            "or agent.invoke(..., durability='sync')), or pass stable_ids=True if the model "
+            "gives a repeated call the same id",
+            DurabilityWarning,
+            stacklevel=2,
+        )
 
 
 def demo() -> tuple[Any, dict[str, Any]]:
@@ -274,10 +353,12 @@ def demo() -> tuple[Any, dict[str, Any]]:
     thread: RunnableConfig = {"configurable": {"thread_id": "refund-demo"}}
     model = ScriptedChatModel(respond=reply)
     agent = create_agent(model, [refund], middleware=[once], checkpointer=InMemorySaver())
-    state = agent.invoke({"messages": [HumanMessage("Refund order A7.")]}, thread)
+    # "sync": the model's tool call is saved before the refund can start.
+    ask = {"messages": [HumanMessage("Refund order A7.")]}
+    state = agent.invoke(ask, thread, durability="sync")
     # A failover re-runs the tool step from the checkpoint before it: replay that step.
     before_tools = next(s for s in agent.get_state_history(thread) if s.next == ("tools",))
-    again = agent.invoke(None, before_tools.config)
+    again = agent.invoke(None, before_tools.config, durability="sync")
     assert paid == ["A7"], paid  # the second attempt got the recorded answer
     assert again["messages"][-1].text == "Done: Refunded A7."
     return agent, state

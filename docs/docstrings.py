@@ -3,7 +3,9 @@ as Markdown too.
 
 - Sphinx roles (``:func:`name```) become the code span ``name`` (Markdown has no roles);
 - an ``Options:`` block (the hook decorators') becomes a list, one item per option;
-- an RST literal-block marker (``Example::``) loses its second colon.
+- an RST literal-block marker (``Example::``) loses its second colon;
+- a hook decorator's options come from the registry (``funcware.hooks.options``), the one
+  source its validation and ``help()`` use too.
 """
 
 from __future__ import annotations
@@ -28,12 +30,26 @@ def _options(match: re.Match[str]) -> str:
     return "Options:\n\n" + "\n".join(lines) + "\n"
 
 
+def _registered_options(obj: griffe.Object) -> str:
+    """A hook decorator's ``Options:`` block, written from the registry (with every feature
+    registered, as ``import funcware`` leaves it)."""
+    if not obj.is_function or not obj.path.startswith("funcware"):
+        return ""
+    import funcware  # noqa: F401 - registers the features' options
+    from funcware.hooks.options import DECORATORS, options_for
+
+    if obj.name not in DECORATORS:
+        return ""
+    lines = [f"    {o.name}: {o.help}" for o in options_for(obj.name)]
+    return "\n\nOptions:\n" + "\n".join(lines) + "\n" if lines else ""
+
+
 class HelpTextAsMarkdown(griffe.Extension):
     """Rewrite each docstring griffe loads as the module docstring above says."""
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is None:
             return
-        text = ROLE.sub(r"`\1`", obj.docstring.value)
+        text = ROLE.sub(r"`\1`", obj.docstring.value) + _registered_options(obj)
         text = OPTIONS.sub(_options, text)
         obj.docstring.value = re.sub(r"^(\w[\w ]*)::$", r"\1:", text, flags=re.MULTILINE)

@@ -111,20 +111,6 @@ _LAZY = {
     "SlidingWindow": "funcware.guards.policy",
     "StreamPolicy": "funcware.guards.policy",
     "run_error": "funcware.policies",
-    **{
-        name: "funcware.structured_output"
-        for name in (
-            "AutoStrategy",
-            "MultipleStructuredOutputsError",
-            "OutputToolBinding",
-            "ProviderStrategy",
-            "ProviderStrategyBinding",
-            "ResponseFormat",
-            "StructuredOutputError",
-            "StructuredOutputValidationError",
-            "ToolStrategy",
-        )
-    },
 }
 """Public names of features, loaded on first use (``from funcware import explain``)."""
 
@@ -185,6 +171,8 @@ _compose_package.MOVED.update(
 
 def __getattr__(name: str) -> Any:
     home = _LAZY.get(name)
+    if home is None and name in __all__:  # the structured-output names
+        home = "funcware.structured_output"
     if home is not None:
         value = getattr(import_module(home), name)
         globals()[name] = value

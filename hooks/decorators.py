@@ -50,18 +50,6 @@ from funcware.hooks.wording import returned
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
-__all__ = [
-    "FunctionMiddleware",
-    "after_agent",
-    "after_model",
-    "before_agent",
-    "before_model",
-    "dynamic_prompt",
-    "hook_config",
-    "wrap_model_call",
-    "wrap_tool_call",
-]
-
 P = ParamSpec("P")
 R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])

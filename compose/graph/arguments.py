@@ -14,22 +14,12 @@ from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolNode
 
 from funcware.hooks.middleware import is_middleware, origin, where
+from funcware.hooks.options import DECORATORS
 from funcware.hooks.wording import a
 
 __all__ = ["check_choice", "check_list", "check_schema", "member_problem", "tool_problem"]
 
-_DECORATORS = frozenset(
-    {
-        "before_agent",
-        "before_model",
-        "after_model",
-        "after_agent",
-        "wrap_model_call",
-        "wrap_tool_call",
-        "dynamic_prompt",
-        "hook_config",
-    }
-)
+_DECORATORS = frozenset(DECORATORS)
 _DECORATOR_MODULES = ("funcware.hooks.decorators", "langchain.agents.middleware")
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "native_fields",
     "reducer_keys",
     "strip_required",
+    "type_hints",
 ]
 
 
@@ -34,7 +35,7 @@ class SchemaConflict(ValueError):
 _HINTS: WeakKeyDictionary[type, dict[str, Any]] = WeakKeyDictionary()
 
 
-def _type_hints(schema: type) -> dict[str, Any]:
+def type_hints(schema: type) -> dict[str, Any]:
     """``get_type_hints(schema, include_extras=True)``, evaluated once per class.
 
     Evaluating string annotations is most of the cost of building an agent whose
@@ -57,7 +58,7 @@ def native_fields(schema: type) -> dict[str, Any]:
     ``AgentState`` fields and omit markers, with ``funcware.interop``), so schemas from
     both libraries merge without false conflicts and keep private fields private.
     """
-    hints = dict(_type_hints(schema))
+    hints = dict(type_hints(schema))
     for adapter in adapters():
         adapted = adapter.fields(schema, hints)
         if adapted is not None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Optional, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -303,6 +304,17 @@ class ModelNode:
         merged = merge_writes(writes, self.reducer_keys)
         return [Command(update=state), *(Command(update={key: value}) for key, value in merged)]
 
+    @contextmanager
+    def _step(self, config: RunnableConfig | None) -> Iterator[None]:
+        """Around one model step: its config current, the layers' own model calls hidden,
+        an interrupt refused without a checkpointer."""
+        try:
+            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
+                yield
+        except GraphInterrupt as exc:
+            refuse_unresumable(exc, config, "the model step")
+            raise
+
     def __call__(
         self,
         state: Any,
@@ -312,13 +324,9 @@ class ModelNode:
         request, repaired = self.request(state, runtime)
         attempts = _Attempts(request.messages) if self._retries_kept() else None
         observer = watcher()
-        handler = self._handler(attempts, observer)
-        try:
-            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
-                response, writes = self.onions.sync(observer)(request, handler)
-        except GraphInterrupt as exc:
-            refuse_unresumable(exc, config, "the model step")
-            raise
+        with self._step(config):
+            onion = self.onions.sync(observer)
+            response, writes = onion(request, self._handler(attempts, observer))
         update = self._update(response, writes, repaired, attempts)
         return self.call.finish(update, config) if self.call.buffers else update
 
@@ -332,12 +340,8 @@ class ModelNode:
         request, repaired = self.request(state, runtime)
         attempts = _Attempts(request.messages) if self._retries_kept() else None
         observer = watcher()
-        handler = self._ahandler(attempts, observer)
-        try:
-            with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
-                response, writes = await self.onions.async_(observer)(request, handler)
-        except GraphInterrupt as exc:
-            refuse_unresumable(exc, config, "the model step")
-            raise
+        with self._step(config):
+            onion = self.onions.async_(observer)
+            response, writes = await onion(request, self._ahandler(attempts, observer))
         update = self._update(response, writes, repaired, attempts)
         return await self.call.afinish(update, config) if self.call.buffers else update

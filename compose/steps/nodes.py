@@ -123,6 +123,26 @@ def _arguments(
     return args, call.values(runtime, config) if call.extras else _NO_KWARGS
 
 
+def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -> None:
+    """Note ``exc`` on the hook that raised it (an interrupt needs a checkpointer)."""
+    note_raised(exc, impl)
+    refuse_unresumable(exc, config, impl.describe())
+
+
+def _returned(
+    result: object,
+    impl: HookImpl,
+    config: RunnableConfig | None,
+    known: frozenset[str] | None,
+    nodes: frozenset[str] | None,
+) -> dict[str, Any] | Command[Any] | None:
+    """The hook's checked result; a jump in it is remembered for the run's errors."""
+    checked = check_node_result(result, impl, known, nodes)
+    if checked is not None:
+        record_jump(config, impl, checked)
+    return checked
+
+
 def _call_node(
     impl: HookImpl,
     state: Any,
@@ -149,13 +169,9 @@ def _call_node(
                 args, kwargs = _arguments(impl.async_call, state, runtime, config)
                 result = run_coroutine_sync(impl.async_(*args, **kwargs))
     except BaseException as exc:
-        note_raised(exc, impl)
-        refuse_unresumable(exc, config, impl.describe())
+        _failed(exc, impl, config)
         raise
-    checked = check_node_result(result, impl, known, nodes)
-    if checked is not None:
-        record_jump(config, impl, checked)
-    return checked
+    return _returned(result, impl, config, known, nodes)
 
 
 async def _acall_node(
@@ -183,13 +199,9 @@ async def _acall_node(
                 args, kwargs = _arguments(impl.sync_call, state, runtime, config)
                 result = await run_in_thread(partial(impl.sync, **kwargs), *args)
     except BaseException as exc:
-        note_raised(exc, impl)
-        refuse_unresumable(exc, config, impl.describe())
+        _failed(exc, impl, config)
         raise
-    checked = check_node_result(result, impl, known, nodes)
-    if checked is not None:
-        record_jump(config, impl, checked)
-    return checked
+    return _returned(result, impl, config, known, nodes)
 
 
 def run_node(

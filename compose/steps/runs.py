@@ -2,8 +2,10 @@
 
 ``create_agent`` returns an :class:`AgentGraph`: a ``CompiledStateGraph`` whose
 ``stream``/``astream`` (which ``invoke``, ``ainvoke``, ``batch`` and ``stream_events`` go
-through) check the input, give each run a :class:`JumpLog` in its config (a run that hits
-the recursion limit names the hooks whose jumps kept it going), and run the run wraps
+through) check the input (a resume must answer a pause the thread has: one on a thread
+with nothing pending, or addressed to interrupt ids it does not have, is refused), give
+each run a :class:`JumpLog` in its config (a run that hits the recursion limit names the
+hooks whose jumps kept it going), and run the run wraps
 features added (always-run cleanups) and the watcher, when something observes the run.
 A run wrap is data on the graph, so one class serves every agent.
 """
@@ -20,7 +22,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
+from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
@@ -57,6 +59,45 @@ def _check_resume(graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, con
         "create_agent(..., checkpointer=InMemorySaver()) (langgraph.checkpoint.memory) and "
         "run it with config={'configurable': {'thread_id': '...'}}, then resume that thread."
     )
+
+
+def _answers_a_pause(
+    graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, config: Any
+) -> bool:
+    """Whether ``input`` resumes a paused run of this graph's own thread (not a subgraph's)."""
+    if not isinstance(input, Command) or input.resume is None or not graph.checkpointer:
+        return False
+    configurable = (config or {}).get("configurable", {})
+    return configurable.get("thread_id") is not None and CONFIG_KEY_CHECKPOINTER not in configurable
+
+
+def _is_interrupt_id(key: object) -> bool:
+    return isinstance(key, str) and len(key) == 32 and all(c in "0123456789abcdef" for c in key)
+
+
+def _check_pending(input: Command[Any], config: Any, pending: tuple[Interrupt, ...]) -> None:
+    """Refuse a resume that nothing pending is waiting for: on a thread with no pause, or
+    addressed (``Command(resume={interrupt_id: value})``) to pauses the thread does not have.
+    langgraph would start the run afresh, or drop the answer in silence."""
+    thread = config["configurable"]["thread_id"]
+    if not pending:
+        raise ValueError(
+            f"Command(resume=...) on thread {thread!r}, which has nothing pending: no "
+            "interrupt is waiting for this answer (it was meant for a pause already answered, "
+            "or for another thread). funcware: nothing was run; send a new turn with "
+            "invoke({'messages': [...]}) instead, or resume the thread that is paused."
+        )
+    resume = input.resume
+    if isinstance(resume, Mapping) and resume and all(_is_interrupt_id(k) for k in resume):
+        ids = [i.id for i in pending]
+        unknown = [k for k in resume if k not in ids]
+        if unknown:
+            raise ValueError(
+                f"Command(resume=...) answers interrupt(s) {unknown} on thread {thread!r}, "
+                f"which are not pending there (pending: {ids}): each was answered already, or "
+                "belongs to another thread. funcware: nothing was run; answer the pending "
+                "interrupts by their ids."
+            )
 
 
 def _field_names(schema: type[Any]) -> list[str] | None:
@@ -172,6 +213,8 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     ) -> Iterator[Any]:
         """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
+        if _answers_a_pause(self, input, config):
+            _check_pending(input, config, self.get_state(cast(RunnableConfig, config)).interrupts)
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
@@ -187,6 +230,9 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     ) -> AsyncIterator[Any]:
         """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
+        if _answers_a_pause(self, input, config):
+            state = await self.aget_state(cast(RunnableConfig, config))
+            _check_pending(input, config, state.interrupts)
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()

@@ -9,8 +9,11 @@ and every run's metadata says which integration built the agent and, with ``name
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.metadata
 from collections.abc import Iterable, Sequence
+from types import ModuleType
 from typing import Any
 
 from langgraph.prebuilt import ToolCallTransformer
@@ -57,17 +60,33 @@ def member_transformers(middleware: Sequence[Any]) -> list[TransformerFactory]:
 _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 
 
-def _subagent_transformer(middleware: Sequence[Any]) -> TransformerFactory:
-    """LangChain's sub-agent transformer when the stack has LangChain middleware (code written
-    for it checks for its handle class), else funcware's, which streams the same handles.
+@functools.cache
+def langchain_module(name: str) -> ModuleType | None:
+    """LangChain's module ``name`` when the ``langchain`` distribution is installed and the
+    module imports, else ``None``; asked once per process. Where funcware takes LangChain's
+    class for code written against it, this decides: what is installed, never what happens
+    to have been imported (an environment without it never sees an import attempt)."""
+    try:
+        importlib.metadata.distribution("langchain")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
-    Decided from the stack itself, so it never depends on what happens to be imported.
-    """
-    if any(type(m).__module__.startswith("langchain.") for m in middleware):
-        found = getattr(importlib.import_module(_LC_SUBAGENTS), "SubagentTransformer", None)
-        if callable(found):
-            return found  # type: ignore[no-any-return]
-    return SubagentTransformer
+
+def _langchain_subagents() -> TransformerFactory | None:
+    """LangChain's sub-agent transformer, when LangChain is installed."""
+    found = getattr(langchain_module(_LC_SUBAGENTS), "SubagentTransformer", None)
+    return found if callable(found) else None
+
+
+def subagent_transformer() -> TransformerFactory:
+    """The sub-agent projection: LangChain's transformer when LangChain is installed (code
+    written for it checks for its handle class), else funcware's, which streams the same
+    handles. Decided by what is installed, never by what was imported."""
+    return _langchain_subagents() or SubagentTransformer
 
 
 def agent_transformers(
@@ -78,7 +97,7 @@ def agent_transformers(
     return _unique(
         [
             ToolCallTransformer,
-            _subagent_transformer(middleware),
+            subagent_transformer(),
             *member_transformers(middleware),
             *extra,
         ]

@@ -6,7 +6,8 @@ LangChain middleware by its class (one deriving from
 LangChain's omit markers in its fields, so it acts only on LangChain's own objects and
 never depends on import order: a LangChain middleware's ``wrap_model_call`` is adapted to
 funcware's request and response types (:mod:`funcware.interop.bridge`, loaded only then);
-its other hooks run as they are.
+its other hooks run as they are, except ``HumanInTheLoopMiddleware``'s ``after_model``, which
+fails closed on a resume it cannot take (:mod:`funcware.interop.hitl`).
 
 ``to_langchain(middleware)`` turns funcware middleware into LangChain middleware;
 ``to_langchain_format(response_format)`` does the same for a structured-output format
@@ -38,11 +39,24 @@ def langchain_base(cls: type) -> type | None:
 
 
 def _adapt(hook: HookName, method: Callable[..., Any]) -> Callable[..., Any]:
+    if hook == "after_model" and _is_hitl(getattr(method, "__self__", None)):
+        from funcware.interop.hitl import guard_after_model
+
+        return guard_after_model(method)
     if hook != "wrap_model_call":
         return method
     from funcware.interop.bridge import adapt_model_wrap
 
     return adapt_model_wrap(method)
+
+
+def _is_hitl(middleware: object) -> bool:
+    """Whether ``middleware`` is LangChain's ``HumanInTheLoopMiddleware`` (read from its class)."""
+    return any(
+        klass.__name__ == "HumanInTheLoopMiddleware"
+        and klass.__module__ == "langchain.agents.middleware.human_in_the_loop"
+        for klass in type(middleware).__mro__
+    )
 
 
 def _metadata(annotation: Any) -> tuple[Any, ...]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Annotated, Any, get_args, get_origin
 
-from typing_extensions import NotRequired, Required, get_type_hints
+from typing_extensions import NotRequired, Required
 
+from funcware.compose.graph.schema import type_hints
 from funcware.hooks.types import (
     AgentState,
     ExtendedModelResponse,
@@ -236,25 +236,6 @@ def _native_marker(marker: Any) -> OmitFromSchema:
     return OmitFromSchema(input=bool(marker.input), output=bool(marker.output))
 
 
-_HINTS: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-def _type_hints(schema: type) -> dict[str, Any]:
-    """``get_type_hints(schema, include_extras=True)``, evaluated once per class.
-
-    Evaluating string annotations is most of the cost of building an agent whose
-    middleware declare schemas in modules with ``from __future__ import annotations``.
-    """
-    try:
-        found = _HINTS.get(schema)
-    except TypeError:  # not weak-referenceable: evaluate each time
-        return get_type_hints(schema, include_extras=True)
-    if found is None:
-        found = get_type_hints(schema, include_extras=True)
-        _HINTS[schema] = found
-    return found
-
-
 def _langchain_marker(item: object) -> bool:
     kind = type(item)
     return kind.__name__ == "OmitFromSchema" and kind.__module__.startswith("langchain.")
@@ -277,8 +258,8 @@ def langchain_fields(hints: dict[str, Any]) -> dict[str, Any] | None:
     """
     if not any(_langchain_marker(m) for a in hints.values() for m in _metadata(a)):
         return None
-    ours = _type_hints(AgentState)
-    theirs = _type_hints(langchain_types().AgentState)
+    ours = type_hints(AgentState)
+    theirs = type_hints(langchain_types().AgentState)
     return {
         key: ours[key]
         if key in theirs and annotation == theirs[key]

@@ -9,8 +9,8 @@ instrument and LangChain tracers (LangSmith) alike.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from funcware.compose.observing import installed, tracer_in_callbacks
@@ -33,6 +33,23 @@ def _layer_observers() -> tuple[Observer, ...]:
     return (*observers, RUNS) if tracer_in_callbacks() else observers
 
 
+@contextmanager
+def _node_layer(observers: tuple[Observer, ...], impl: HookImpl) -> Iterator[Callable[[Any], None]]:
+    """One node hook as a layer the observers see: started here, ended with what the
+    block passes to the function it gets, or with the failure it raises."""
+    started = start(observers, impl.middleware.name, impl.hook, impl.where)
+
+    def ended(result: Any) -> None:
+        outcome, wrote, jump_to = node_ended(result)
+        end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
+
+    try:
+        yield ended
+    except BaseException as exc:
+        end(observers, started, failure_outcome(exc), error=exc)
+        raise
+
+
 class Watch:
     """Runs agent runs, node hooks, model and tool calls and wrap layers, observed."""
 
@@ -47,28 +64,18 @@ class Watch:
         observers = active()
         if not observers:
             return run()
-        started = start(observers, impl.middleware.name, impl.hook, impl.where)
-        try:
+        with _node_layer(observers, impl) as ended:
             result = run()
-        except BaseException as exc:
-            end(observers, started, failure_outcome(exc), error=exc)
-            raise
-        outcome, wrote, jump_to = node_ended(result)
-        end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
+            ended(result)
         return result
 
     async def anode(self, impl: HookImpl, run: Callable[[], Awaitable[T]]) -> T:
         observers = active()
         if not observers:
             return await run()
-        started = start(observers, impl.middleware.name, impl.hook, impl.where)
-        try:
+        with _node_layer(observers, impl) as ended:
             result = await run()
-        except BaseException as exc:
-            end(observers, started, failure_outcome(exc), error=exc)
-            raise
-        outcome, wrote, jump_to = node_ended(result)
-        end(observers, started, outcome, wrote=wrote, jump_to=jump_to)
+            ended(result)
         return result
 
     def model(self, request: Any, run: Callable[[Any], T]) -> T:

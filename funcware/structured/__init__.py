@@ -108,8 +108,7 @@ class StructuredOutputs:
             return
         from funcware.structured.runtime import StructuredOutput
 
-        langchain = any(type(m).__module__.startswith("langchain.") for m in plan.middleware)
-        output = StructuredOutput(response_format, langchain=langchain)
+        output = StructuredOutput(response_format)
         build.data["structured"] = output
         plan.response_format = output.initial
         plan.answer_tools = output.tool_names

@@ -8,11 +8,12 @@ retry and refusal middleware, deepagents' graders). funcware never imports LangC
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
+
+from funcware.compose.stream.streaming import langchain_module
 
 __all__ = [
     "MultipleStructuredOutputsError",
@@ -27,11 +28,15 @@ _LC_MODULE = "langchain.agents.structured_output"
 class StructuredOutputError(Exception):
     """Base class of the structured-output errors; ``ai_message`` is the answer at fault."""
 
+    __module__ = "funcware.structured_output"  # where it is documented and imported from
+
     ai_message: AIMessage
 
 
 class MultipleStructuredOutputsError(StructuredOutputError):
     """The model called several structured-output tools where one answer was expected."""
+
+    __module__ = "funcware.structured_output"  # where it is documented and imported from
 
     def __init__(self, tool_names: list[str], ai_message: AIMessage) -> None:
         self.tool_names = tool_names
@@ -47,6 +52,8 @@ class MultipleStructuredOutputsError(StructuredOutputError):
 class StructuredOutputValidationError(StructuredOutputError):
     """A structured answer did not parse into its schema; ``source`` is the parse error."""
 
+    __module__ = "funcware.structured_output"  # where it is documented and imported from
+
     def __init__(self, tool_name: str, source: Exception, ai_message: AIMessage) -> None:
         self.tool_name = tool_name
         self.source = source
@@ -59,12 +66,11 @@ class StructuredOutputValidationError(StructuredOutputError):
 _twins: dict[tuple[type, type], type] = {}
 
 
-def with_langchain_class(error: StructuredOutputError, langchain: bool) -> StructuredOutputError:
-    """``error``, made an instance of LangChain's class of the same name too when the stack
-    has LangChain middleware (``langchain``), so their ``except`` clauses catch it."""
-    if not langchain:
-        return error
-    theirs = getattr(importlib.import_module(_LC_MODULE), type(error).__name__, None)
+def with_langchain_class(error: StructuredOutputError) -> StructuredOutputError:
+    """``error``, made an instance of LangChain's class of the same name too when LangChain is
+    installed, so code written for LangChain (``except`` clauses, ``handle_errors`` naming
+    its classes) catches it. Decided by what is installed, never by what was imported."""
+    theirs = getattr(langchain_module(_LC_MODULE), type(error).__name__, None)
     if not isinstance(theirs, type) or isinstance(error, theirs):
         return error
     ours = type(error)

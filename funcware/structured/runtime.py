@@ -175,9 +175,7 @@ class Call:
 class StructuredOutput:
     """An agent's response format: the up-front tool bindings and the per-call logic."""
 
-    def __init__(self, response_format: object = None, *, langchain: bool = False) -> None:
-        self.langchain = langchain
-        """Whether the stack has LangChain middleware: its errors are LangChain's too."""
+    def __init__(self, response_format: object = None) -> None:
         initial = as_strategy(response_format)
         self.initial: object = initial
         """What ``ModelRequest.response_format`` starts as: ``None``, a funcware strategy
@@ -278,8 +276,7 @@ class StructuredOutput:
             return [output], None
         if len(calls) > 1:
             error: StructuredOutputError = with_langchain_class(
-                MultipleStructuredOutputsError([tc["name"] for tc in calls], output),
-                self.langchain,
+                MultipleStructuredOutputsError([tc["name"] for tc in calls], output)
             )
             message = _retry_message(error, strategy)
             if message is None:
@@ -290,9 +287,7 @@ class StructuredOutput:
         try:
             response = self.bindings[call["name"]].parse(call["args"])
         except Exception as exc:
-            error = with_langchain_class(
-                StructuredOutputValidationError(call["name"], exc, output), self.langchain
-            )
+            error = with_langchain_class(StructuredOutputValidationError(call["name"], exc, output))
             message = _retry_message(error, strategy)
             if message is None:
                 raise error from exc
@@ -311,7 +306,7 @@ class StructuredOutput:
         except Exception as exc:
             name = getattr(spec.schema, "__name__", "response_format")
             error = StructuredOutputValidationError(name, exc, output)
-            raise with_langchain_class(error, self.langchain) from exc
+            raise with_langchain_class(error) from exc
         return [output], response
 
 

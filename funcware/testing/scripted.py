@@ -25,6 +25,8 @@ __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel", "Structu
 class ScriptExhaustedError(RuntimeError):
     """The model was called more times than it has scripted responses."""
 
+    __module__ = "funcware.testing"  # where it is documented and imported from
+
 
 @dataclass
 class RecordedCall:

@@ -17,7 +17,9 @@ instance at that point. The tool is async, so cancelling a run stops it where it
 - ``ledger``: the tool alone;
 - ``ledger_once``: the tool behind the cookbook's ``OncePerToolCall`` (ledger in the same
   database);
-- ``ledger_approval``: the tool behind the cookbook's ``ApproveToolCalls``.
+- ``ledger_approval``: the tool behind the cookbook's ``ApproveToolCalls``;
+- ``ledger_once_fresh_ids``: ``ledger_once`` with a model that, like a real one, gives every
+  tool call a new random id, so asking it again for the same step makes a different call.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -95,8 +99,18 @@ def reply(messages: list[BaseMessage]) -> AIMessage:
     return AIMessage(f"You said: {last.text}")
 
 
-def _agent(name: str, *middleware: object) -> object:
-    model = ScriptedChatModel(respond=reply)
+def reply_with_fresh_ids(messages: list[BaseMessage]) -> AIMessage:
+    """``reply``, with a new random id for every tool call (as a real model's)."""
+    answer = reply(messages)
+    for call in answer.tool_calls:
+        call["id"] = f"call_{uuid.uuid4().hex}"
+    return answer
+
+
+def _agent(
+    name: str, *middleware: object, respond: Callable[[list[BaseMessage]], AIMessage] = reply
+) -> object:
+    model = ScriptedChatModel(respond=respond)
     return create_agent(model, [transfer], middleware=list(middleware), name=name)  # type: ignore[arg-type]
 
 
@@ -105,3 +119,8 @@ ledger_once = _agent(
     "ledger_once", OncePerToolCall(CallLedger.postgres(_url()).setup(), tools={"transfer"})
 )
 ledger_approval = _agent("ledger_approval", ApproveToolCalls(needs_approval={"transfer"}))
+ledger_once_fresh_ids = _agent(
+    "ledger_once_fresh_ids",
+    OncePerToolCall(CallLedger.postgres(_url()).setup(), tools={"transfer"}),
+    respond=reply_with_fresh_ids,
+)

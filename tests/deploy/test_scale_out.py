@@ -16,9 +16,13 @@ with signals, and read the ledger and Aegra's ``runs`` table to see what happene
   call, and nothing stays pending;
 - the at-least-once window: a kill after the effect and before the checkpoint repeats the
   effect — twice without the ``once_per_call`` recipe, once with it;
+- the same kill while the model's tool call is not yet saved, with a model that mints fresh
+  ids: once as shipped (durability ``"sync"``), twice under LangGraph's default ``"async"``;
 - an interrupt (``human_approval``) on one instance resumed through the other, also with
   the resuming worker killed;
-- drain: SIGTERM on one instance lets its runs finish on the other.
+- drain: SIGTERM on one instance lets its runs finish on the other;
+- a stream reconnected to a finished run whose Redis buffer is gone hangs (Aegra 0.11.0), and
+  the scaling-out guide's ``follow_run`` ends it by joining the run.
 
 Needs Python 3.12+ with the ``aegra`` extra, ``redis-server`` and PostgreSQL (Debian
 packages): skipped without them, failed when ``FUNCWARE_REQUIRE_AEGRA=1`` (CI).
@@ -46,7 +50,7 @@ import pytest
 REQUIRE_AEGRA = "FUNCWARE_REQUIRE_AEGRA"
 _missing = [
     name
-    for name in ("aegra_api", "langgraph_sdk", "psycopg")
+    for name in ("aegra_api", "langgraph_sdk", "psycopg", "redis")
     if importlib.util.find_spec(name) is None
 ]
 if shutil.which("redis-server") is None:
@@ -65,6 +69,7 @@ if _missing:
     pytest.skip(f"the Aegra scale-out tests need {', '.join(_missing)}", allow_module_level=True)
 
 import psycopg  # noqa: E402
+import redis  # noqa: E402
 from deploy_support import DEPLOY  # noqa: E402
 from langgraph_sdk import get_client  # noqa: E402
 from langgraph_sdk.client import LangGraphClient  # noqa: E402
@@ -93,10 +98,12 @@ def cluster(
         name: str((DEPLOY / "aegra" / path).resolve()) if path.startswith(".") else path
         for name, path in deploy_config["graphs"].items()
     }
-    for name in ("ledger", "ledger_once", "ledger_approval"):
+    for name in ("ledger", "ledger_once", "ledger_approval", "ledger_once_fresh_ids"):
         graphs[name] = f"{TESTS / 'scale_out_graphs.py'}:{name}"
+    # The deployment as shipped (its checkpointer settings included), plus the test graphs.
+    shipped = {**deploy_config, "dependencies": [str(TESTS)], "graphs": graphs}
     config = workdir / "aegra.json"
-    config.write_text(json.dumps({"dependencies": [str(TESTS)], "graphs": graphs}))
+    config.write_text(json.dumps(shipped))
     running = Cluster(config, workdir, {"FUNCWARE_SCALE_OUT_SIGNALS": str(signals)})
     capture = pytestconfig.pluginmanager.get_plugin("capturemanager")
     reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
@@ -154,14 +161,23 @@ def transfer_input(**args: Any) -> dict[str, Any]:
 
 
 async def send(
-    client: LangGraphClient, graph: str, stream_mode: list[str] | None = None, **args: Any
+    client: LangGraphClient,
+    graph: str,
+    stream_mode: list[str] | None = None,
+    durability: Any = None,
+    **args: Any,
 ) -> tuple[str, str]:
-    """A new thread and a background run on it asking for ``transfer(**args)``."""
+    """A new thread and a background run on it asking for ``transfer(**args)``.
+
+    ``durability`` overrides the deployment's for this run (``None``: the deployment's).
+    """
     thread_id: str = (await client.threads.create())["thread_id"]
     message = transfer_input(**args)
     SENT[thread_id] = message["messages"][0]["content"]
     modes: Any = stream_mode or ["values"]
-    run = await client.runs.create(thread_id, graph, input=message, stream_mode=modes)
+    run = await client.runs.create(
+        thread_id, graph, input=message, stream_mode=modes, durability=durability
+    )
     return thread_id, run["run_id"]
 
 
@@ -417,6 +433,109 @@ async def test_a_kill_after_the_effect_repeats_it_unless_the_recipe_guards_it(
     assert_nothing_pending(cluster, [thread_id])
 
 
+CHECKPOINT_TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")
+"""LangGraph's PostgreSQL checkpointer's tables."""
+HELD_SECONDS = 12.0
+"""How long a run gets to reach its tool's effect with its checkpoint writes held back: under
+``"async"`` it takes well under a second; under ``"sync"`` it never does."""
+
+
+async def holds_within(check: Callable[[], bool], timeout: float) -> bool:
+    """Whether ``check()`` comes to hold within ``timeout`` seconds."""
+    try:
+        await eventually(check, timeout, "")
+    except AssertionError:
+        return False
+    return True
+
+
+def waiting_for_checkpoint_tables(cluster: Cluster) -> list[int]:
+    """The server processes (backend pids) whose write waits on a lock on those tables."""
+    rows = query(
+        cluster,
+        "SELECT l.pid FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+        "WHERE NOT l.granted AND c.relname = ANY(%s)",
+        list(CHECKPOINT_TABLES),
+    )
+    return [pid for (pid,) in rows]
+
+
+def logs_since(cluster: Cluster, marks: dict[str, int]) -> str:
+    """What the instances logged since ``marks`` (name -> length of its log then)."""
+    return "".join(i.log()[marks[i.name] :] for i in cluster.instances)
+
+
+@pytest.mark.parametrize(
+    ("durability", "times"), [(None, 1), ("async", 2)], ids=["as-shipped", "async"]
+)
+async def test_a_worker_killed_before_the_model_call_is_saved_pays_once_as_shipped(
+    cluster: Cluster,
+    clients: dict[str, LangGraphClient],
+    signals: Path,
+    durability: str | None,
+    times: int,
+) -> None:
+    """The model mints a fresh id per tool call, as real ones do; the tool sits behind
+    ``once_per_call``; the worker dies after the payment. The checkpoint writes are held
+    back (a lock on the checkpointer's tables: a slow database, made certain) while the run
+    can get on without them, and the steps are the same whatever the durability:
+
+    - as shipped (``deploy/aegra/aegra.json`` sets ``"durability": "sync"``) the run waits
+      for each checkpoint, so the tool starts only once the model's call is saved; the run
+      that takes over repeats that call, under its id, and the recipe stops it: one payment;
+    - under ``"async"`` (LangGraph's default, here asked for by the run) the tool pays while
+      the model's answer is unsaved; the worker dies with it; the run that takes over asks
+      the model again, which makes a new call, which the recipe cannot know: two payments,
+      and the recipe said so (``DurabilityWarning``) in the log.
+    """
+    name = f"unsaved-{durability}"
+    hold = held(signals, name)
+    marks = {i.name: len(i.log()) for i in cluster.instances}
+    with psycopg.connect(cluster.database_url) as lock:
+        lock.execute("SET lock_timeout = '10s'")
+        lock.execute(f"LOCK TABLE {', '.join(CHECKPOINT_TABLES)} IN EXCLUSIVE MODE".encode())
+        graph = "ledger_once_fresh_ids"
+        runs = await start_runs(
+            clients, 1, graph, hold=name, hold_at="after", durability=durability
+        )
+        ((thread_id, run_id),) = runs
+        # The same steps whatever the durability: once a checkpoint write waits, give the run
+        # HELD_SECONDS to pay without it; then let the database catch up.
+        await eventually(
+            lambda: bool(waiting_for_checkpoint_tables(cluster)), 30, "a checkpoint waits"
+        )
+        paid_unsaved = await holds_within(lambda: effects(cluster, thread_id) == 1, HELD_SECONDS)
+        if not paid_unsaved:  # the run waits for its checkpoint: nothing ran ahead of it
+            assert steps(cluster, thread_id, "started") == []
+            lock.rollback()
+            await eventually(lambda: effects(cluster, thread_id) == 1, 30, "the tool paid")
+        assert paid_unsaved == (durability == "async"), "paid before the model's call was saved"
+        victim = cluster.by_pid(steps(cluster, thread_id, "started")[0])
+        victim.signal(signal.SIGKILL)
+        victim.wait(30)
+        # The dead worker's sessions end (PostgreSQL would end them on their next write to
+        # the closed socket): what they queued behind the lock is never written.
+        for pid in waiting_for_checkpoint_tables(cluster):
+            query(cluster, "SELECT pg_terminate_backend(%s)", pid)
+    hold.unlink()
+    await all_succeed(other_client(cluster, clients, victim), runs, RECOVERY_SECONDS + SLACK)
+
+    assert effects(cluster, thread_id) == times
+    rows = query(
+        cluster,
+        "SELECT DISTINCT tool_call_id FROM ledger_steps WHERE thread_id = %s",
+        thread_id,
+    )
+    assert len(rows) == times  # one call, repeated under its id; or a second, new call
+    state: Any = await other_client(cluster, clients, victim).threads.get_state(thread_id)
+    assert_conversation_whole(state, thread_id)
+    warned = "DurabilityWarning" in logs_since(cluster, marks)
+    assert warned == (durability == "async")
+    assert_nothing_pending(cluster, [thread_id])
+    (params,) = query(cluster, "SELECT execution_params FROM runs WHERE run_id = %s", run_id)
+    assert params[0]["execution"]["durability"] == (durability or "sync")  # the shipped default
+
+
 # -- human approval across instances ---------------------------------------------------
 
 
@@ -492,6 +611,52 @@ async def test_sigterm_drains_an_instance_and_its_runs_finish_on_the_other(
     assert_nothing_pending(cluster, threads)
 
 
+# -- streams ---------------------------------------------------------------------------
+
+
+def guide_block(heading: str) -> str:
+    """The python block of the scaling-out guide under ``heading``."""
+    section = GUIDE.read_text(encoding="utf-8").split(f"### {heading}", 1)[1]
+    (code,) = re.findall(r"```py\n(.*?)```", section.split("\n## ", 1)[0], re.DOTALL)
+    return code
+
+
+async def test_a_stream_reconnected_after_its_buffer_is_gone_ends_through_the_guides_join(
+    cluster: Cluster, clients: dict[str, LangGraphClient]
+) -> None:
+    """Aegra 0.11.0 keeps such a stream open with keep-alives only; the guide's
+    ``follow_run`` gives up on it after ``quiet_seconds`` and joins the run."""
+    thread_id = (await clients["a"].threads.create())["thread_id"]
+    message = transfer_input(to="acct-7", amount=7)
+    SENT[thread_id] = message["messages"][0]["content"]
+    parts = clients["a"].runs.stream(thread_id, "ledger", input=message, stream_mode="values")
+    streamed = [part async for part in parts]
+    (run_id,) = {part.data["run_id"] for part in streamed if part.event == "metadata"}
+    first_id = next(part.id for part in streamed if part.id)
+    assert await final_status(clients["a"], thread_id, run_id, 10) == "success"
+    # The replay buffer is gone (ten minutes later, or a Redis restart without persistence).
+    buffers = redis.Redis.from_url(cluster.instances[0].env["REDIS_URL"])
+    try:
+        keys = list(buffers.scan_iter(match=f"*cache:{run_id}"))
+        assert keys and buffers.delete(*keys) == len(keys)
+    finally:
+        buffers.close()
+
+    hanging = clients["b"].runs.join_stream(thread_id, run_id, last_event_id=first_id)
+    with pytest.raises(asyncio.TimeoutError):  # neither an event nor the end: keep-alives
+        await asyncio.wait_for(hanging.__aiter__().__anext__(), 3.0)
+
+    namespace: dict[str, Any] = {"__name__": "guide_follow_run"}
+    exec(compile(guide_block("A stream reconnected"), str(GUIDE), "exec"), namespace)
+    began = time.monotonic()
+    events, state = await namespace["follow_run"](
+        clients["b"], thread_id, run_id, first_id, quiet_seconds=2.0
+    )
+    assert time.monotonic() - began < 10
+    assert events == []
+    assert state["messages"][-1]["content"] == "Done. Sent 7 to acct-7."
+
+
 # -- the README ------------------------------------------------------------------------
 
 
@@ -502,6 +667,7 @@ def test_the_readme_commands_serve_the_example_on_two_instances() -> None:
     state = Path(tempfile.mkdtemp(prefix="funcware-aegra-readme-")) / "state"
     state.parent.chmod(0o755)
     section = GUIDE.read_text(encoding="utf-8").split("## Several servers", 1)[1]
+    section = section.split("\n### ", 1)[0]  # before its subsections
     (commands,) = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
     readme = README.read_text(encoding="utf-8").split("## Scaling out", 1)[1]
     assert re.findall(r"```bash\n(.*?)```", readme.split("\n## ", 1)[0], re.DOTALL) == [commands]

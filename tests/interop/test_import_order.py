@@ -2,10 +2,11 @@
 
 The same agent (decorated hooks, a ``compose()``, a class middleware, a tool, structured
 output whose first answer fails validation and is retried, a stream of updates) runs in
-three fresh interpreters: with ``langchain`` imported before funcware, imported after the
-agent is built, and never imported. Its messages, structured response, streamed updates,
-the transformers it compiled with and the class of the structured-output error a wrap
-layer caught are the same in all three.
+three fresh interpreters: with ``langchain`` imported by the user before funcware, after the
+agent is built, or never. Its messages, structured response, streamed updates, the
+transformers it compiled with and the class of the structured-output error a wrap layer
+caught are the same in all three: where funcware uses LangChain's classes, it decides by
+what is installed, not by what was imported.
 """
 
 from __future__ import annotations
@@ -112,9 +113,10 @@ def run(mode: str) -> dict[str, object]:
 @pytest.mark.parametrize("mode", ["before", "after"])
 def test_importing_langchain_changes_nothing_an_agent_does(mode: str) -> None:
     never = run("never")
-    assert never.pop("langchain_loaded") is False
     imported = run(mode)
     assert imported.pop("langchain_loaded") is True
+    never.pop("langchain_loaded")
     assert imported == never
     assert never["structured"] == {"city": "Oslo", "degrees": 21}
-    assert len(never["caught"]) == 1  # type: ignore[arg-type]
+    (caught,) = never["caught"]  # type: ignore[misc]
+    assert "langchain.agents.structured_output.StructuredOutputError" in caught

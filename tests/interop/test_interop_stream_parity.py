@@ -251,9 +251,9 @@ def test_a_composite_whose_later_member_jumps_to_model_is_refused_at_conversion(
     assert [m.text for m in ours.invoke(hi())["messages"]] == ["hi", "again", "ok"]
 
 
-def test_with_langchain_loaded_subagent_handles_are_langchains() -> None:
+def test_with_langchain_installed_subagent_handles_are_langchains() -> None:
     """Code written for LangChain checks ``isinstance(handle, SubagentRunStream)`` (deepagents'
-    tests do): with LangChain loaded, a funcware agent streams LangChain's handle class."""
+    tests do): with LangChain installed, a funcware agent streams LangChain's handle class."""
     lc_subagents = require_langchain("langchain.agents._subagent_transformer")
     inner = create_agent(ScriptedChatModel(responses=["inner answer"]), name="helper")
 

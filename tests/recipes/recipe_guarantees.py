@@ -587,7 +587,7 @@ def _once(world: World) -> list[Any]:
     ledger.finish(
         "case", "r1", {"content": "Refunded $500.", "name": "refund", "status": "success"}
     )
-    return [module.OncePerToolCall(ledger)]
+    return [module.OncePerToolCall(ledger, stable_ids=True)]  # scripted ids: no durability needed
 
 
 def _routed(world: World) -> list[Any]:

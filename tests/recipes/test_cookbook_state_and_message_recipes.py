@@ -309,11 +309,13 @@ def test_approval_interrupts_then_runs_only_approved_calls(
     made = models(human_approval)
     agent, state = human_approval.demo()
 
-    # The run paused once, on the three reviewable calls, before any tool ran.
+    # The run paused on the three reviewable calls, before any tool ran; then once more,
+    # after the tools, on the listing's result (ReviewToolResults), before the model.
     history = list(agent.get_state_history(human_approval.THREAD))
-    paused = [snapshot for snapshot in history if snapshot.interrupts]
-    assert len(paused) == 1
-    (pause,) = paused[0].interrupts
+    paused = [snapshot for snapshot in reversed(history) if snapshot.interrupts]
+    assert len(paused) == 2
+    (pause,), (look,) = paused[0].interrupts, paused[1].interrupts
+    assert [r["tool_call_id"] for r in look.value["results"]] == ["ls"]
     assert [(r["tool_call_id"], r["name"]) for r in pause.value["review"]] == [
         ("lead", "send_email"),
         ("all", "send_email"),

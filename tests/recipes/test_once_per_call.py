@@ -4,12 +4,15 @@ Two agents sharing one ledger file stand for two server instances sharing a data
 step re-run on the second (as after a failover) must get the first's answer, and a call
 whose first attempt died inside the tool must be reported, not repeated (unless the
 caller asked for ``unfinished="retry"``). The same checks run on PostgreSQL when
-``FUNCWARE_POSTGRES_URL`` is set.
+``FUNCWARE_POSTGRES_URL`` is set. Runs here use ``durability="sync"``, the one under which
+the recipe's guarantee covers a worker's death; on any other run it warns, which the last
+tests check (the kill itself is ``tests/deploy/test_scale_out.py``'s).
 """
 
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,7 +26,14 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command
 
 from funcware import create_agent
-from funcware.cookbook.once_per_call import CallLedger, OncePerToolCall, call_key
+from funcware.cookbook.once_per_call import (
+    DURABILITY_KEY,
+    CallLedger,
+    DurabilityWarning,
+    OncePerToolCall,
+    call_key,
+    run_durability,
+)
 from funcware.testing import ScriptedChatModel
 
 
@@ -71,6 +81,13 @@ def thread() -> RunnableConfig:
     return {"configurable": {"thread_id": f"t-{uuid.uuid4().hex}"}}
 
 
+def run(agent: Any, payload: Any, config: RunnableConfig) -> Any:
+    """``agent.invoke`` with the durability the recipe needs; any warning fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DurabilityWarning)
+        return agent.invoke(payload, config, durability="sync")
+
+
 @pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgres"])
 def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CallLedger]:
     if request.param == "sqlite-file":
@@ -84,12 +101,12 @@ def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[CallLedge
 def test_a_step_run_again_elsewhere_gets_the_recorded_answer(ledger: CallLedger) -> None:
     config = thread()
     first, second = Shop(), Shop()
-    done = agent_on(ledger, first).invoke({"messages": [HumanMessage("refund A7")]}, config)
+    done = run(agent_on(ledger, first), {"messages": [HumanMessage("refund A7")]}, config)
     # Another instance runs the same tool step again from the same conversation.
     proposal = done["messages"][1]
     again = agent_on(ledger, second)
     again.update_state(config, {"messages": [HumanMessage("refund A7"), proposal]})
-    replayed = again.invoke(None, config)
+    replayed = run(again, None, config)
 
     assert first.refunds == ["A7"] and second.refunds == []  # paid once across both
     assert second.lookups == 1  # a tool outside tools= is not wrapped
@@ -104,7 +121,7 @@ def test_a_call_whose_first_attempt_died_is_reported_not_repeated(ledger: CallLe
     config = thread()
     ledger.start(config["configurable"]["thread_id"], "r1")  # a worker died inside the tool
     shop = Shop()
-    state = agent_on(ledger, shop).invoke({"messages": [HumanMessage("refund A7")]}, config)
+    state = run(agent_on(ledger, shop), {"messages": [HumanMessage("refund A7")]}, config)
 
     assert shop.refunds == []
     (answer,) = [m for m in state["messages"] if m.type == "tool" and m.tool_call_id == "r1"]
@@ -115,8 +132,10 @@ def test_retry_runs_an_unfinished_call_again(ledger: CallLedger) -> None:
     config = thread()
     ledger.start(config["configurable"]["thread_id"], "r1")
     shop = Shop()
-    agent_on(ledger, shop, unfinished="retry").invoke(
-        {"messages": [HumanMessage("refund A7")]}, config
+    run(
+        agent_on(ledger, shop, unfinished="retry"),
+        {"messages": [HumanMessage("refund A7")]},
+        config,
     )
     assert shop.refunds == ["A7"]
     assert ledger.answers()[(config["configurable"]["thread_id"], "r1")] is not None
@@ -145,7 +164,7 @@ def test_retry_with_the_call_key_makes_an_idempotent_effect_happen_once(
     agent = create_agent(
         model, [refund, Shop().tools()[1]], middleware=[once], checkpointer=InMemorySaver()
     )
-    state = agent.invoke({"messages": [HumanMessage("refund A7")]}, config)
+    state = run(agent, {"messages": [HumanMessage("refund A7")]}, config)
     answers = {m.tool_call_id: m.text for m in state["messages"] if m.type == "tool"}
     assert answers["r1"] == "Refunded A7."  # the tool ran again ...
     assert payments == {f"{thread_id}:r1": "A7"}  # ... and the payment system kept one
@@ -155,7 +174,7 @@ def test_calls_are_keyed_by_thread_and_call_id(ledger: CallLedger) -> None:
     shop = Shop()
     agent = agent_on(ledger, shop)
     for _ in range(2):  # the same call id in two threads: two calls
-        agent.invoke({"messages": [HumanMessage("refund A7")]}, thread())
+        run(agent, {"messages": [HumanMessage("refund A7")]}, thread())
     assert shop.refunds == ["A7", "A7"]
     assert call_key("t1", "r1") == "t1:r1"
 
@@ -170,7 +189,7 @@ def test_a_tool_returning_a_command_is_refused() -> None:
     model = ScriptedChatModel(respond=reply)
     agent = create_agent(model, [refund], middleware=[once], checkpointer=InMemorySaver())
     with pytest.raises(TypeError, match=r"OncePerToolCall.wrap_tool_call: tool 'refund'.*Command"):
-        agent.invoke({"messages": [HumanMessage("refund A7")]}, thread())
+        run(agent, {"messages": [HumanMessage("refund A7")]}, thread())
 
 
 def test_a_run_without_a_thread_id_is_refused() -> None:
@@ -185,3 +204,60 @@ def test_a_run_without_a_thread_id_is_refused() -> None:
 def test_an_unknown_unfinished_policy_is_refused() -> None:
     with pytest.raises(ValueError, match=r"unfinished='again'"):
         OncePerToolCall(CallLedger.sqlite(), unfinished="again")  # type: ignore[arg-type]
+
+
+def test_a_stable_ids_flag_that_is_not_a_bool_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"stable_ids='yes'"):
+        OncePerToolCall(CallLedger.sqlite(), stable_ids="yes")  # type: ignore[arg-type]
+
+
+# -- durability: the recipe says when a worker's death can repeat an effect -------------
+
+
+def test_the_durability_is_read_where_langgraph_keeps_it() -> None:
+    from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+
+    assert DURABILITY_KEY == CONFIG_KEY_DURABILITY
+    assert run_durability({}) == "async"  # LangGraph's default, when a run names none
+    assert run_durability({"configurable": {DURABILITY_KEY: "sync"}}) == "sync"
+
+
+@pytest.mark.parametrize("durability", [None, "async", "exit"])
+def test_a_run_whose_durability_is_not_sync_is_warned_about(durability: str | None) -> None:
+    shop = Shop()
+    agent = agent_on(CallLedger.sqlite(), shop)
+    with pytest.warns(DurabilityWarning) as caught:
+        agent.invoke({"messages": [HumanMessage("refund A7")]}, thread(), durability=durability)
+    message = str(caught[0].message)
+    assert f"durability={durability or 'async'!r}" in message
+    assert "the call to 'refund'" in message and "durability='sync'" in message
+    assert "stable_ids=True" in message
+    assert shop.refunds == ["A7"]  # a warning, not a refusal: the run goes on
+
+
+def test_a_run_with_sync_durability_or_stable_ids_is_not_warned_about() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DurabilityWarning)
+        shop = Shop()
+        run(
+            agent_on(CallLedger.sqlite(), shop), {"messages": [HumanMessage("refund A7")]}, thread()
+        )
+        agent = agent_on(CallLedger.sqlite(), shop, stable_ids=True)
+        agent.invoke({"messages": [HumanMessage("refund A7")]}, thread())  # LangGraph's default
+    assert shop.refunds == ["A7", "A7"]
+
+
+def test_a_subgraph_sees_the_durability_its_parent_run_was_given() -> None:
+    """The agent as a node of another graph: the parent's durability is the one checked."""
+    from langgraph.graph import START, StateGraph
+
+    from funcware import AgentState
+
+    shop = Shop()
+    inner = agent_on(CallLedger.sqlite(), shop)
+    outer = StateGraph(AgentState).add_node("agent", inner).add_edge(START, "agent")
+    parent = outer.compile(checkpointer=InMemorySaver())
+    run(parent, {"messages": [HumanMessage("refund A7")]}, thread())
+    with pytest.warns(DurabilityWarning):
+        parent.invoke({"messages": [HumanMessage("refund A7")]}, thread())
+    assert shop.refunds == ["A7", "A7"]

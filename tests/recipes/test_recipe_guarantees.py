@@ -1,7 +1,7 @@
 """The recipes' guarantees in the stacks that broke them: a refund beside a lookup
-(an approval and a tool-call limit) in both orders, the rejected call that hid an approved
-one from the limit's count, ``human_approval``'s per-tool ``when=``, and guards that find the
-model's answer behind messages other hooks appended after it.
+(an approval and a tool-call limit) in both orders, the limit deciding before the reviewer,
+``human_approval``'s per-tool ``when=``, and guards that find the model's answer behind
+messages other hooks appended after it.
 """
 
 from __future__ import annotations
@@ -86,17 +86,21 @@ def test_the_refund_waits_for_approval_beside_a_tool_call_limit(approval_first: 
     assert state["run_tool_calls"] == 1
 
 
-def test_a_rejected_call_does_not_hide_the_next_call_from_the_limits_count() -> None:
-    # The limit sits outside: its after_model runs after the reviewer's rejection was added.
-    agent = support_agent(ToolCallLimit(limit=1), ApproveToolCalls({"refund"}))
-    agent.invoke(start(), CONFIG)
+@pytest.mark.parametrize("approval_first", [True, False], ids=["approval-outer", "limit-outer"])
+def test_the_limit_decides_before_the_reviewer_in_either_order(approval_first: bool) -> None:
+    # The limit refuses in its model wrap, before any after_model hook: the lookup over the
+    # budget is answered before the reviewer is asked, and a rejection frees no budget.
+    approval, limit = ApproveToolCalls({"refund"}), ToolCallLimit(limit=1)
+    agent = support_agent(*([approval, limit] if approval_first else [limit, approval]))
+    (pause,) = agent.invoke(start(), CONFIG)["__interrupt__"]
+    assert [r["tool_call_id"] for r in pause.value["review"]] == ["r1"]
     reject = {"type": "reject", "message": "Refunds over $100 need a manager."}
     state = agent.invoke(Command(resume={"decisions": [reject]}), CONFIG)
 
-    assert RAN == [("lookup_order", {"order_id": "A1"})]  # the second lookup is over the limit
+    assert RAN == []  # the refund was rejected, both lookups were over the limit
     assert state["run_tool_calls"] == 1
     refused = [m for m in state["messages"] if isinstance(m, ToolMessage) and m.status == "error"]
-    assert [m.tool_call_id for m in refused] == ["r1", "l2"]
+    assert sorted(m.tool_call_id for m in refused) == ["l1", "l2", "r1"]
 
 
 def large(call: Any) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import warnings
 from functools import partial
 from typing import Any
@@ -17,7 +16,8 @@ from support import hi
 from transformers_support import MethodLog, Redacting, Scrubber
 
 from funcware import before_model, compose, create_agent
-from funcware.compose.stream.subagents import AsyncSubagentRunStream, SubagentTransformer
+from funcware.compose.stream.streaming import subagent_transformer
+from funcware.compose.stream.subagents import AsyncSubagentRunStream
 from funcware.testing import ScriptedChatModel
 
 pytestmark = pytest.mark.filterwarnings("ignore:The v3 streaming protocol")
@@ -35,9 +35,9 @@ def agent_with(*middleware: Any, **kwargs: Any) -> Any:
 
 
 def _subagents() -> Any:
-    """funcware's sub-agent transformer, or LangChain's once LangChain is loaded."""
-    module = sys.modules.get("langchain.agents._subagent_transformer")
-    return module.SubagentTransformer if module is not None else SubagentTransformer
+    """The sub-agent projection every agent registers (it picks LangChain's transformer
+    when LangChain is installed, funcware's otherwise)."""
+    return subagent_transformer()
 
 
 def test_agent_registers_tool_call_and_subagent_projections_first() -> None:
