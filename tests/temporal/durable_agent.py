@@ -7,8 +7,9 @@ time, so a test sets them per worker process):
 - ``FW_EFFECTS``: the file the ``record`` tool appends one line to (its side effect);
 - ``FW_LOG``: the file every step appends ``<pid> <what> <where>`` to (``where`` is
   ``workflow`` or ``activity``: what Temporal says the code runs in);
-- ``FW_TOOL_SLEEP`` / ``FW_TOOL_SLEEP_AFTER``: seconds the tool sleeps before / after
-  its side effect; ``FW_MODEL_SLEEP``: seconds every model call sleeps first.
+- ``FW_TOOL_SLEEP``: seconds the tool sleeps before its side effect;
+- ``FW_MODEL_SLEEP``: seconds every model call sleeps first; ``FW_MODEL_SLEEP_AFTER_TOOL``:
+  seconds the model call that answers a tool result sleeps first.
 """
 
 from __future__ import annotations
@@ -69,7 +70,6 @@ def record(text: str) -> str:
     with open(os.environ["FW_EFFECTS"], "a", encoding="utf-8") as out:
         out.write(f"{text}\n")
     log("tool:effect")
-    time.sleep(float(os.environ.get("FW_TOOL_SLEEP_AFTER", "0")))
     return f"recorded {text}"
 
 
@@ -79,6 +79,7 @@ def respond(messages: list[BaseMessage]) -> AIMessage | str:
     time.sleep(float(os.environ.get("FW_MODEL_SLEEP", "0")))
     last = messages[-1]
     if isinstance(last, ToolMessage):
+        time.sleep(float(os.environ.get("FW_MODEL_SLEEP_AFTER_TOOL", "0")))
         return f"done: {last.content}"
     asked = next(m for m in reversed(messages) if isinstance(m, HumanMessage))
     call = {"name": "record", "args": {"text": str(asked.content)}, "id": "call-1"}
