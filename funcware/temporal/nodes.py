@@ -1,6 +1,7 @@
 """The callables the plugin runs for funcware's nodes: as activities, and in the workflow.
 
-In an activity (on any worker), a node gets back the config langgraph would have given it:
+In an activity (on any worker), a node runs its sync path on a thread (a call that blocks
+never stops the heartbeat) and gets back the config langgraph would have given it:
 the plugin sends a stripped one and restores the rest (scratchpad, runtime) as the current
 config, which ``interrupt()`` needs; the checkpoints stay with the workflow, which a marker
 says, so a hook's ``interrupt()`` is not refused for want of a checkpointer. The activity
@@ -97,11 +98,11 @@ def activity_node(
         timeout = activity.info().heartbeat_timeout
         beating = asyncio.create_task(_beat(timeout.total_seconds() / 3)) if timeout else None
         try:
-            if async_ is not None:
-                result = await async_(state, **kwargs)
-            else:
-                assert sync is not None
+            if sync is not None:  # on a thread: a blocking call never stops the heartbeat
                 result = await asyncio.to_thread(sync, state, **kwargs)
+            else:
+                assert async_ is not None
+                result = await async_(state, **kwargs)
         except GraphBubbleUp:  # an interrupt: the plugin hands it to the workflow
             raise
         except Exception as exc:

@@ -1,4 +1,5 @@
-"""A client process: ``python client.py ADDRESS COMMAND ARGS...``; prints one JSON value.
+"""A client process: ``python client.py ADDRESS`` reads commands, one JSON list a line, and
+answers each with one JSON line (``{"ok": value}`` or ``{"error": message}``). Commands:
 
 - ``start QUEUE GRAPH ID TEXT``: start ``AgentWorkflow`` on the graph with one question;
 - ``result ID``: wait for the run's end; its messages as ``[type, content]`` pairs;
@@ -26,8 +27,22 @@ from temporalio.client import Client
 from funcware.temporal import AgentWorkflow, data_converter
 
 
-async def main(address: str, command: str, *args: str) -> Any:
+async def serve(address: str) -> None:
     client = await Client.connect(address, data_converter=data_converter)
+    loop = asyncio.get_running_loop()
+    while line := await loop.run_in_executor(None, sys.stdin.readline):
+        try:
+            answer = {"ok": await run(client, *json.loads(line))}
+        except Exception as exc:  # the test reads it, with its causes
+            causes, cause = [], exc
+            while cause is not None:
+                causes.append(f"{type(cause).__name__}: {cause}")
+                cause = cause.__cause__
+            answer = {"error": " <- ".join(causes)}
+        print(json.dumps(answer), flush=True)
+
+
+async def run(client: Client, command: str, *args: str) -> Any:
     if command == "start":
         queue, graph, run_id, text = args
         await client.start_workflow(
@@ -62,6 +77,7 @@ async def main(address: str, command: str, *args: str) -> Any:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(*sys.argv[1:]))), flush=True)
+    asyncio.run(serve(sys.argv[1]))
+    sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

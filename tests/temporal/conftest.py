@@ -81,13 +81,45 @@ def temporal_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.wait(timeout=20)
 
 
+class Client:
+    """One client process for the session (importing the stack once, not per call)."""
+
+    def __init__(self, address: str, log: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "client.py"), address],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w"),  # noqa: SIM115
+            text=True,
+        )
+
+    def __call__(self, *command: str) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        assert "ok" in answer, f"{command}: {answer.get('error')}"
+        return answer["ok"]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def temporal_client(temporal_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+    client = Client(temporal_server, tmp_path_factory.mktemp("client") / "client.log")
+    yield client
+    client.close()
+
+
 @dataclass
 class Cluster:
-    """Workers and clients of one test, on their own task queue."""
+    """Workers of one test, on their own task queue, and the session's client."""
 
     address: str
     folder: Path
     queue: str
+    client: Client
     workers: list[subprocess.Popen[str]] = field(default_factory=list)
 
     @property
@@ -110,47 +142,48 @@ class Cluster:
             **extra,
         }
 
-    def worker(self, **env: str) -> subprocess.Popen[str]:
-        """Start a worker process; return once it polls the queue."""
-        out = open(self.folder / f"worker{len(self.workers)}.log", "w")  # noqa: SIM115
-        process = subprocess.Popen(
-            [sys.executable, str(HERE / "worker.py"), self.address, self.queue],
-            env=self.env(**env), stdout=subprocess.PIPE, stderr=out, text=True,
-        )
-        self.workers.append(process)
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.strip() == "ready", (self.folder / f"worker{len(self.workers) - 1}.log").read_text()
-        return process
+    def start_workers(self, count: int, **env: str) -> list[subprocess.Popen[str]]:
+        """Start ``count`` worker processes at once; return once each polls the queue."""
+        started = []
+        for _ in range(count):
+            out = open(self.folder / f"worker{len(self.workers)}.log", "w")  # noqa: SIM115
+            process = subprocess.Popen(
+                [sys.executable, str(HERE / "worker.py"), self.address, self.queue],
+                env=self.env(**env), stdout=subprocess.PIPE, stderr=out, text=True,
+            )
+            self.workers.append(process)
+            started.append(process)
+        for process in started:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.strip() == "ready", list(self.folder.glob("worker*.log"))
+        return started
 
-    def kill(self, process: subprocess.Popen[str]) -> None:
+    def kill(self, pid: int) -> None:
+        """SIGKILL the worker ``pid``."""
+        process = next(p for p in self.workers if p.pid == pid)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
-
-    def client(self, *args: str, timeout: float = 120) -> Any:
-        done = subprocess.run(
-            [sys.executable, str(HERE / "client.py"), self.address, *args],
-            env=self.env(), capture_output=True, text=True, timeout=timeout, check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
 
     def start(self, graph: str, run_id: str, text: str) -> None:
         self.client("start", self.queue, graph, run_id, text)
 
-    def wait_for(self, what: str, pid: int, timeout: float = 60) -> None:
-        """Wait until process ``pid`` noted step ``what``."""
+    def who(self, what: str, timeout: float = 60) -> int:
+        """The pid of the process that noted step ``what`` (waiting for it)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if any(p == pid and w == what for p, w, _ in self.log):
-                return
+            for pid, noted, _ in self.log:
+                if noted == what:
+                    return pid
             time.sleep(0.05)
-        raise AssertionError(f"process {pid} never noted {what!r}: {self.log}")
+        raise AssertionError(f"no process noted {what!r}: {self.log}")
 
 
 @pytest.fixture
-def cluster(temporal_server: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Cluster]:
-    made = Cluster(temporal_server, tmp_path, f"q-{request.node.name}-{os.getpid()}")
+def cluster(
+    temporal_server: str, temporal_client: Client, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[Cluster]:
+    made = Cluster(temporal_server, tmp_path, f"q-{request.node.name}", temporal_client)
     try:
         yield made
     finally:

@@ -8,8 +8,11 @@ time, so a test sets them per worker process):
 - ``FW_LOG``: the file every step appends ``<pid> <what> <where>`` to (``where`` is
   ``workflow`` or ``activity``: what Temporal says the code runs in);
 - ``FW_TOOL_SLEEP``: seconds the tool sleeps before its side effect;
-- ``FW_MODEL_SLEEP``: seconds every model call sleeps first; ``FW_MODEL_SLEEP_AFTER_TOOL``:
-  seconds the model call that answers a tool result sleeps first.
+- ``FW_MODEL_SLEEP``: seconds the model call that answers the question sleeps first;
+  ``FW_MODEL_SLEEP_AFTER_TOOL``: the same for the one that answers the tool's result.
+
+On Temporal, they sleep on an activity's first attempt only (the retry on another worker
+goes straight on).
 """
 
 from __future__ import annotations
@@ -45,6 +48,13 @@ def where() -> str:
     return "activity" if activity.in_activity() else "plain"
 
 
+def pause(variable: str) -> None:
+    """Sleep ``$variable`` seconds, on an activity's first attempt (or outside Temporal)."""
+    if activity.in_activity() and activity.info().attempt > 1:
+        return
+    time.sleep(float(os.environ.get(variable, "0")))
+
+
 def log(what: str) -> None:
     """Note a step in ``FW_LOG`` (in the workflow: past the sandbox, and not on replays)."""
     path = os.environ.get("FW_LOG")
@@ -66,7 +76,7 @@ def _append(path: str, line: str) -> None:
 def record(text: str) -> str:
     """Append ``text`` to the side-effect file."""
     log("tool:start")
-    time.sleep(float(os.environ.get("FW_TOOL_SLEEP", "0")))
+    pause("FW_TOOL_SLEEP")
     with open(os.environ["FW_EFFECTS"], "a", encoding="utf-8") as out:
         out.write(f"{text}\n")
     log("tool:effect")
@@ -75,12 +85,13 @@ def record(text: str) -> str:
 
 def respond(messages: list[BaseMessage]) -> AIMessage | str:
     """First ask for the tool with the question's text; after its result, answer."""
-    log("model:start")
-    time.sleep(float(os.environ.get("FW_MODEL_SLEEP", "0")))
     last = messages[-1]
     if isinstance(last, ToolMessage):
-        time.sleep(float(os.environ.get("FW_MODEL_SLEEP_AFTER_TOOL", "0")))
+        log("model:start:after-tool")
+        pause("FW_MODEL_SLEEP_AFTER_TOOL")
         return f"done: {last.content}"
+    log("model:start")
+    pause("FW_MODEL_SLEEP")
     asked = next(m for m in reversed(messages) if isinstance(m, HumanMessage))
     call = {"name": "record", "args": {"text": str(asked.content)}, "id": "call-1"}
     return AIMessage("", tool_calls=[call])
