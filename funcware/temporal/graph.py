@@ -90,6 +90,7 @@ def temporal_graph(
         runnable.func, runnable.afunc = body, None
         spec.metadata = {**(spec.metadata or {}), **options.get(node, {}), "execute_in": step}
     setattr(agent, _PREPARED, where)
+    plan.notes["temporal"] = where  # explain(agent) shows it
     return builder
 
 

@@ -97,3 +97,37 @@ def test_a_refused_approval_ends_the_run_without_the_tool(cluster: Cluster) -> N
         ["AIMessage", "refused by the reviewer"],
     ]
     assert cluster.effects == []
+
+
+def test_each_step_runs_where_placement_says(cluster: Cluster) -> None:
+    """Decorated hooks, a class middleware, a compose() and (with the langchain extra) a
+    LangChain built-in: each runs where placement() (and explain()) says."""
+    import durable_agent
+
+    from funcware import explain
+    from funcware.temporal import placement
+
+    cluster.start_workers(1)
+    cluster.start("agent", "placed", "hello")
+    assert cluster.client("result", "placed") == CLEAN
+    placed = placement(durable_agent.build())
+    ran = {name for name, _ in cluster.client("activities", "placed")}
+    assert ran == {f"agent.{node}" for node in placed.activities}
+    noted = {what: where for _, what, where in cluster.log}
+    assert noted["hook:start"] == placed.where("start.before_agent") == "workflow"
+    assert noted["hook:count_messages:1"] == placed.where("count_messages.before_model")
+    assert placed.where("count_messages.before_model") == "workflow"
+    assert noted["hook:fetch_context"] == placed.where("fetch_context.before_model") == "activity"
+    assert noted["hook:audit"] == placed.where("Audit.after_model") == "activity"
+    assert noted["wrap:outer"] == noted["wrap:inner"] == noted["model:start"] == "activity"
+    assert noted["wrap:audit_tool"] == noted["tool:effect"] == "activity"
+    langchain = [s.node for s in placed.steps if s.node.startswith("ModelCallLimitMiddleware.")]
+    assert bool(langchain) == durable_agent.HAS_LANGCHAIN
+    assert all(placed.where(node) == "activity" for node in langchain)
+    assert {f"agent.{node}" for node in langchain} <= ran
+    worker_agent = durable_agent.build()
+    from funcware.temporal import temporal_graph
+
+    temporal_graph(worker_agent)
+    shown = str(explain(worker_agent))
+    assert "temporal      start.before_agent" in shown and "declares only state effects" in shown
