@@ -1,9 +1,10 @@
 """funcware agents as Temporal workflows, through Temporal's own LangGraph plugin.
 
-Build the agent with ``create_agent`` as usual, then on every worker::
+Build the agent with ``create_agent`` as usual, then on every worker (the client from
+``Client.connect(..., data_converter=data_converter)``)::
 
     worker = Worker(
-        client,                                   # Client.connect(..., data_converter=data_converter)
+        client,
         task_queue="agents",
         workflows=[AgentWorkflow],
         plugins=[plugin({"support": agent})],

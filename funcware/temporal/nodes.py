@@ -84,9 +84,7 @@ async def _beat(every: float) -> None:
         await asyncio.sleep(every)
 
 
-def activity_node(
-    node: str, sync: Node | None, async_: Node | None, *, final_errors: bool
-) -> Node:
+def activity_node(node: str, sync: Node | None, async_: Node | None, *, final_errors: bool) -> Node:
     """The activity body for graph node ``node`` (its sync and async callables).
 
     ``final_errors``: an exception the node raises fails the activity for good (a retry
@@ -145,10 +143,10 @@ def tools_with_state(scheduled: Node, extract_state: Callable[[Any, Any], Any]) 
     """
 
     async def tools(input: Any, **kwargs: Any) -> Any:
-        if isinstance(input, list) and input and isinstance(input[-1], dict):
-            if input[-1].get("type") == "tool_call" and len(input) == 1:
-                state = extract_state(input, var_child_runnable_config.get() or {})
-                input = {"__type": "tool_call_with_context", "tool_call": input[0], "state": state}
+        one_call = isinstance(input, list) and len(input) == 1 and isinstance(input[0], dict)
+        if one_call and input[0].get("type") == "tool_call":
+            state = extract_state(input, var_child_runnable_config.get() or {})
+            input = {"__type": "tool_call_with_context", "tool_call": input[0], "state": state}
         return await scheduled(input, **kwargs)
 
     return tools

@@ -93,8 +93,10 @@ def _adapted(middleware: Any) -> bool:
 
 def _names(value: Collection[str], keyword: str, known: set[str]) -> frozenset[str]:
     if isinstance(value, str):
-        raise TypeError(f"{keyword}= takes a list of middleware names, got {value!r}; "
-                        f"write {keyword}=[{value!r}].")
+        raise TypeError(
+            f"{keyword}= takes a list of middleware names, got {value!r}; "
+            f"write {keyword}=[{value!r}]."
+        )
     unknown = sorted(set(value) - known)
     if unknown:
         raise ValueError(
@@ -168,9 +170,7 @@ def placement(
         raise ValueError(f"{both} are in both activity= and workflow=; keep each in one.")
     hooks: dict[str, list[HookImpl]] = plan.hooks
     steps = [
-        _hook_step(impl, in_activity, in_workflow)
-        for hook in NODE_HOOKS
-        for impl in hooks[hook]
+        _hook_step(impl, in_activity, in_workflow) for hook in NODE_HOOKS for impl in hooks[hook]
     ]
     model_layers = tuple(i.middleware.name for i in hooks["wrap_model_call"])
     steps.insert(0, Step("model", "activity", "calls the model", model_layers))

@@ -29,7 +29,9 @@ HERE = Path(__file__).resolve().parent
 
 def require_temporal() -> str:
     """The ``temporal`` CLI; skips (or fails, in CI) when the extra is missing."""
-    found = shutil.which("temporal") or shutil.which("temporal", path=str(Path(sys.executable).parent))
+    found = shutil.which("temporal") or shutil.which(
+        "temporal", path=str(Path(sys.executable).parent)
+    )
     missing = importlib.util.find_spec("temporalio") is None or found is None
     if not missing:
         missing = importlib.util.find_spec("temporalio.langgraph") is None
@@ -56,9 +58,22 @@ def temporal_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     address = f"127.0.0.1:{free_port()}"
     host, port = address.split(":")
     server = subprocess.Popen(
-        [cli, "server", "start-dev", "--headless", "--ip", host, "--port", port,
-         "--ui-port", str(free_port()), "--db-filename", str(folder / "temporal.db"),
-         "--log-level", "error"],
+        [
+            cli,
+            "server",
+            "start-dev",
+            "--headless",
+            "--ip",
+            host,
+            "--port",
+            port,
+            "--ui-port",
+            str(free_port()),
+            "--db-filename",
+            str(folder / "temporal.db"),
+            "--log-level",
+            "error",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=open(folder / "server.log", "w"),  # noqa: SIM115 - closed with the process
         start_new_session=True,
@@ -68,13 +83,17 @@ def temporal_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         while time.monotonic() < deadline:
             health = subprocess.run(
                 [cli, "operator", "cluster", "health", "--address", address],
-                capture_output=True, text=True, check=False,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             if "SERVING" in health.stdout:
                 break
             time.sleep(0.1)
         else:
-            pytest.fail(f"the Temporal dev server did not start: {(folder / 'server.log').read_text()}")
+            pytest.fail(
+                f"the Temporal dev server did not start: {(folder / 'server.log').read_text()}"
+            )
         yield address
     finally:
         server.send_signal(signal.SIGTERM)
@@ -87,7 +106,9 @@ class Client:
     def __init__(self, address: str, log: Path) -> None:
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "client.py"), address],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log, "w"),  # noqa: SIM115
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(log, "w"),  # noqa: SIM115
             text=True,
         )
 
@@ -106,7 +127,9 @@ class Client:
 
 
 @pytest.fixture(scope="session")
-def temporal_client(temporal_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
+def temporal_client(
+    temporal_server: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Client]:
     client = Client(temporal_server, tmp_path_factory.mktemp("client") / "client.log")
     yield client
     client.close()
@@ -149,7 +172,10 @@ class Cluster:
             out = open(self.folder / f"worker{len(self.workers)}.log", "w")  # noqa: SIM115
             process = subprocess.Popen(
                 [sys.executable, str(HERE / "worker.py"), self.address, self.queue],
-                env=self.env(**env), stdout=subprocess.PIPE, stderr=out, text=True,
+                env=self.env(**env),
+                stdout=subprocess.PIPE,
+                stderr=out,
+                text=True,
             )
             self.workers.append(process)
             started.append(process)

@@ -35,7 +35,6 @@ from funcware import (
     compose,
     create_agent,
     wrap_model_call,
-    wrap_tool_call,
 )
 from funcware.testing import ScriptedChatModel
 

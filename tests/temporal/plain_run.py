@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import HumanMessage
-
 import durable_agent
+from langchain_core.messages import HumanMessage
 
 if __name__ == "__main__":
     result = durable_agent.build().invoke({"messages": [HumanMessage("hello")]})

@@ -10,8 +10,15 @@ import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
 
-from funcware import AgentMiddleware, after_model, before_model, compose, create_agent
-from funcware import wrap_model_call, wrap_tool_call
+from funcware import (
+    AgentMiddleware,
+    after_model,
+    before_model,
+    compose,
+    create_agent,
+    wrap_model_call,
+    wrap_tool_call,
+)
 from funcware.temporal import NondeterministicHookError, placement
 from funcware.testing import ScriptedChatModel
 
@@ -104,7 +111,9 @@ def test_a_hook_with_a_deadline_is_refused_in_the_workflow() -> None:
     assert f"{__file__}:{line}" in message
     assert "timeout=2" in message and "wall clock" in message
     assert "activity=['hurried']" in message  # the fix
-    assert placement(build(hurried), activity=["hurried"]).where("hurried.before_model") == "activity"
+    assert (
+        placement(build(hurried), activity=["hurried"]).where("hurried.before_model") == "activity"
+    )
 
 
 def test_an_undeclared_hook_forced_into_the_workflow_is_refused() -> None:

@@ -12,11 +12,11 @@ import asyncio
 import sys
 from datetime import timedelta
 
+import durable_agent
 from temporalio.client import Client
 from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
-import durable_agent
 from funcware.temporal import AgentWorkflow, data_converter, plugin, sandbox
 
 OPTIONS = {
