@@ -16,9 +16,9 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import agent  # noqa: E402
+import agent
 
-from funcware.temporal import AgentWorkflow, data_converter, plugin, sandbox  # noqa: E402
+from funcware.temporal import AgentWorkflow, data_converter, plugin, sandbox
 
 
 async def main() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import HERE, Cluster
+from temporal_cluster import HERE, Cluster
 
 CLEAN = [
     ["HumanMessage", "hello"],
