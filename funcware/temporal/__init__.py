@@ -30,10 +30,11 @@ if TYPE_CHECKING:
     from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
     from funcware.temporal.converter import LangChainPayloadConverter, data_converter
-    from funcware.temporal.graph import agent_for, plugin, temporal_graph
+    from funcware.temporal.graph import DEFAULT_ACTIVITY_OPTIONS, agent_for, plugin, temporal_graph
     from funcware.temporal.workflow import AgentWorkflow
 
 __all__ = [
+    "DEFAULT_ACTIVITY_OPTIONS",
     "AgentWorkflow",
     "LangChainPayloadConverter",
     "NondeterministicHookError",
@@ -51,6 +52,7 @@ _LAZY = {
     "AgentWorkflow": "funcware.temporal.workflow",
     "LangChainPayloadConverter": "funcware.temporal.converter",
     "data_converter": "funcware.temporal.converter",
+    "DEFAULT_ACTIVITY_OPTIONS": "funcware.temporal.graph",
     "agent_for": "funcware.temporal.graph",
     "plugin": "funcware.temporal.graph",
     "temporal_graph": "funcware.temporal.graph",

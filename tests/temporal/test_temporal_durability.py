@@ -4,6 +4,7 @@ finishes the run as one clean run would; a completed tool call is never repeated
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -121,6 +122,8 @@ def test_each_step_runs_where_placement_says(cluster: Cluster) -> None:
     assert noted["hook:audit"] == placed.where("Audit.after_model") == "activity"
     assert noted["wrap:outer"] == noted["wrap:inner"] == noted["model:start"] == "activity"
     assert noted["wrap:audit_tool"] == noted["tool:effect"] == "activity"
+    if os.environ.get("FUNCWARE_REQUIRE_LANGCHAIN") == "1":
+        assert durable_agent.HAS_LANGCHAIN, "FUNCWARE_REQUIRE_LANGCHAIN=1 without langchain"
     langchain = [s.node for s in placed.steps if s.node.startswith("ModelCallLimitMiddleware.")]
     assert bool(langchain) == durable_agent.HAS_LANGCHAIN
     assert all(placed.where(node) == "activity" for node in langchain)
