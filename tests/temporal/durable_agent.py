@@ -36,6 +36,7 @@ from funcware import (
     create_agent,
     wrap_model_call,
 )
+from funcware.cookbook.model_retry import ModelRetry
 from funcware.testing import ScriptedChatModel
 
 HAS_LANGCHAIN = importlib.util.find_spec("langchain") is not None
@@ -166,3 +167,15 @@ def middleware(*, approval: bool = False) -> list[Any]:
 def build(*, approval: bool = False) -> Any:
     model = ScriptedChatModel(respond=respond)
     return create_agent(model, [record], middleware=middleware(approval=approval))
+
+
+def fail(messages: list[BaseMessage]) -> AIMessage:
+    """A provider that is down."""
+    log("model:fail")
+    raise ConnectionError("provider down")
+
+
+def build_failing(*, retried: bool) -> Any:
+    """An agent whose model always fails, with or without ModelRetry (one retry) around it."""
+    stack = [ModelRetry(max_retries=1, base_delay=0.0)] if retried else []
+    return create_agent(ScriptedChatModel(respond=fail), [record], middleware=stack)

@@ -70,6 +70,15 @@ class Client:
         assert "ok" in answer, f"{command}: {answer.get('error')}"
         return answer["ok"]
 
+    def failure(self, *command: str) -> str:
+        """The error a command that must fail reports."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        assert "error" in answer, f"{command} did not fail: {answer}"
+        return str(answer["error"])
+
     def close(self) -> None:
         assert self.process.stdin is not None
         self.process.stdin.close()

@@ -134,3 +134,18 @@ def test_each_step_runs_where_placement_says(cluster: Cluster) -> None:
     temporal_graph(worker_agent)
     shown = str(explain(worker_agent))
     assert "temporal      start.before_agent" in shown and "declares only state effects" in shown
+
+
+def test_temporal_does_not_retry_what_a_retry_layer_already_retried(cluster: Cluster) -> None:
+    """A model error after ModelRetry's own retries fails the activity for good; without a
+    retry layer, Temporal's retry policy (5 attempts in these workers) retries it."""
+    cluster.start_workers(1)
+    cluster.start("failing-retried", "fail-retried", "hello")
+    error = cluster.client.failure("result", "fail-retried")
+    assert "ConnectionError: provider down (not retried by Temporal" in error
+    assert cluster.client("activities", "fail-retried") == [["failing-retried.model", 1]]
+    assert [what for _, what, _ in cluster.log].count("model:fail") == 2  # ModelRetry's 2 tries
+    cluster.start("failing", "fail-plain", "hello")
+    assert "provider down" in cluster.client.failure("result", "fail-plain")
+    assert cluster.client("activities", "fail-plain") == [["failing.model", 5]]
+    assert [what for _, what, _ in cluster.log].count("model:fail") == 2 + 5

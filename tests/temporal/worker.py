@@ -1,9 +1,10 @@
 """A worker process serving the test agents: ``python worker.py ADDRESS QUEUE``.
 
-It serves ``durable_agent.build()`` as graph "agent" and the same with a human approval
-step as graph "approval", on task queue QUEUE; activities heartbeat every second and are
-retried within 2 s of a lost worker, and a dead worker's sticky workflow task moves to
-another worker after 1 s. It prints "ready" once it polls.
+It serves ``durable_agent.build()`` as graph "agent", the same with a human approval
+step as graph "approval", and an agent whose model always fails, with and without a
+``ModelRetry`` layer ("failing-retried", "failing"), on task queue QUEUE. Activities
+heartbeat and are retried within 2 s of a lost worker (5 attempts at most), and a dead
+worker's sticky workflow task moves to another worker after 1 s. It prints "ready" once it polls.
 """
 
 from __future__ import annotations
@@ -28,7 +29,12 @@ OPTIONS = {
 
 async def main(address: str, queue: str) -> None:
     client = await Client.connect(address, data_converter=data_converter)
-    agents = {"agent": durable_agent.build(), "approval": durable_agent.build(approval=True)}
+    agents = {
+        "agent": durable_agent.build(),
+        "approval": durable_agent.build(approval=True),
+        "failing": durable_agent.build_failing(retried=False),
+        "failing-retried": durable_agent.build_failing(retried=True),
+    }
     worker = Worker(
         client,
         task_queue=queue,
