@@ -15,7 +15,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from langchain_core.messages import BaseMessage
+    from langchain_core.messages import convert_to_messages
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
     from temporalio.langgraph import graph
@@ -28,12 +28,16 @@ _WAITING = object()
 
 
 def _with_stable_ids(value: Any) -> Any:
-    """The input, every message of it given an id from ``workflow.uuid4()`` if it has none."""
-    messages = value.get("messages") if isinstance(value, dict) else None
-    for message in messages if isinstance(messages, list) else ():
-        if isinstance(message, BaseMessage) and message.id is None:
+    """The input, its messages made messages (from tuples or dicts) with ids from
+    ``workflow.uuid4()`` where they have none (the graph would draw random ones, which a
+    replay would not draw again)."""
+    if not isinstance(value, dict) or not isinstance(value.get("messages"), list):
+        return value
+    messages = convert_to_messages(value["messages"])
+    for message in messages:
+        if message.id is None:
             message.id = str(workflow.uuid4())
-    return value
+    return {**value, "messages": messages}
 
 
 @workflow.defn(name="funcware.AgentWorkflow")

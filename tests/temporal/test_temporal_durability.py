@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from temporal_cluster import HERE, Cluster
 
 CLEAN = [
@@ -87,17 +88,27 @@ def test_an_approval_paused_on_one_worker_is_resumed_through_another(cluster: Cl
     assert cluster.who("hook:approve:approve") != asked
 
 
-def test_a_refused_approval_ends_the_run_without_the_tool(cluster: Cluster) -> None:
+@pytest.mark.parametrize(
+    ("graph", "where"), [("approval", "workflow"), ("approval-in-activity", "activity")]
+)
+def test_an_approval_waits_where_its_hook_runs(cluster: Cluster, graph: str, where: str) -> None:
+    """Asked from the workflow or from an activity, the decision reaches the hook."""
     cluster.start_workers(1)
-    cluster.start("approval", "refused", "hello")
-    cluster.client("pending", "refused")
-    cluster.client("resume", "refused", "reject")
-    assert cluster.client("result", "refused") == [
+    cluster.start(graph, f"decided-{graph}", "hello")
+    assert cluster.client("pending", f"decided-{graph}") == [{"tools": ["record"]}]
+    cluster.client("resume", f"decided-{graph}", "approve")
+    assert cluster.client("result", f"decided-{graph}") == CLEAN
+    noted = {what: placed for _, what, placed in cluster.log}
+    assert noted["hook:approve:ask"] == noted["hook:approve:approve"] == where
+    cluster.start(graph, f"refused-{graph}", "hello")
+    cluster.client("pending", f"refused-{graph}")
+    cluster.client("resume", f"refused-{graph}", "reject")
+    assert cluster.client("result", f"refused-{graph}") == [
         ["HumanMessage", "hello"],
         ["AIMessage", ""],
         ["AIMessage", "refused by the reviewer"],
     ]
-    assert cluster.effects == []
+    assert cluster.effects == ["hello"]  # the approved run's only
 
 
 def test_each_step_runs_where_placement_says(cluster: Cluster) -> None:
