@@ -31,15 +31,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from funcware.errors import NondeterministicHookError
 from funcware.hooks.middleware import NODE_HOOKS, HookImpl
 
 __all__ = ["NondeterministicHookError", "Placement", "Step", "placement"]
 
 Where = Literal["workflow", "activity"]
-
-
-class NondeterministicHookError(ValueError):
-    """A hook placed in the workflow could not be replayed identically."""
 
 
 @dataclass(frozen=True)
