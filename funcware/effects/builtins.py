@@ -65,7 +65,7 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "reads": ["messages.latest", "state.hitl_edited_tool_calls"],
         "writes": {
             "after_model": [
-                "messages.rewrite.calls",
+                "messages.rewrite",
                 "messages.answer",
                 "state.hitl_edited_tool_calls",
                 "interrupt",

@@ -195,7 +195,11 @@ class Declaration:
 
     def writes_in(self, hook: str) -> frozenset[str]:
         """What the middleware's ``hook`` writes, coarse names with their finer ones."""
-        return finer(_in(self.writes, self.hook_writes, hook))
+        return finer(self.declared_writes(hook))
+
+    def declared_writes(self, hook: str) -> frozenset[str]:
+        """What the middleware's ``hook`` writes, as declared (coarse names as they are)."""
+        return _in(self.writes, self.hook_writes, hook)
 
     def describe(self) -> list[str]:
         """The declaration as ``key=value`` parts, empty ones left out."""

@@ -114,11 +114,15 @@ def _member(middleware: Any, place: int, decl: Declaration) -> _Member:
     )
 
 
-def placed(member: str, where: str, other: str) -> str:
-    """The two ways to declare ``member`` ``where`` (``outside``/``inside``) ``other``."""
+def placed(member: Any, where: str, other: str) -> str:
+    """The two ways to declare ``member`` ``where`` (``outside``/``inside``) ``other``: on
+    the middleware, or with ``funcware.effects.declare`` for one the user did not write."""
+    name = str(member.name)
+    made = type(member).__name__ == name and not hasattr(member, "__wrapped__")
+    shown = f"{name}(...)" if made else name  # an instance of a class, or a decorated function
     return (
-        f"declare {where}=[{other!r}] on {member!r} (for a middleware you did not write: "
-        f"middleware=[..., funcware.effects.declare({member}, {where}=[{other!r}]), ...])"
+        f"declare {where}=[{other!r}] on {name!r}; for a middleware you did not write, list "
+        f"funcware.effects.declare({shown}, {where}=[{other!r}]) in its place"
     )
 
 
@@ -127,11 +131,11 @@ def _first_in(hook: HookName, runner: _Member, other: _Member) -> str:
     if hook.startswith("before"):
         return (
             f"list {runner.name!r} before {other.name!r} so its {hook} runs first (or "
-            f"{placed(runner.name, 'outside', other.name)})"
+            f"{placed(runner.middleware, 'outside', other.name)})"
         )
     return (
         f"list {runner.name!r} after {other.name!r} so its {hook} runs first (or "
-        f"{placed(runner.name, 'inside', other.name)})"
+        f"{placed(runner.middleware, 'inside', other.name)})"
     )
 
 
@@ -139,7 +143,7 @@ def _outside_of(outer: _Member, inner: _Member) -> str:
     """How to put ``inner`` outside ``outer`` (wraps)."""
     return (
         f"list {inner.name!r} before {outer.name!r} (or "
-        f"{placed(inner.name, 'outside', outer.name)})"
+        f"{placed(inner.middleware, 'outside', outer.name)})"
     )
 
 

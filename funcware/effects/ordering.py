@@ -264,7 +264,7 @@ def _conflicts(
             message = (
                 f"middleware {_at(outer)} and {_at(inner)}: {what}, and no constraint says "
                 f"which goes first (now {outer.name!r} sits outside {inner.name!r}). "
-                f"Declare the order you mean: {placed(outer.name, 'outside', inner.name)}, "
+                f"Declare the order you mean: {placed(outer, 'outside', inner.name)}, "
                 "or the other way round"
             )
             found.append(Conflict(outer.name, inner.name, kind, tuple(both or read), message))

@@ -111,7 +111,7 @@ class _Watch:
 
 
 def _error(impl: HookImpl, decl: Declaration, effect: str, what: str) -> UndeclaredEffectError:
-    declared = ", ".join(sorted(decl.writes_in(impl.hook))) or "nothing"
+    declared = ", ".join(sorted(decl.declared_writes(impl.hook))) or "nothing"
     return UndeclaredEffectError(
         f"{impl.describe()} {what}: effect {effect!r}, which it did not declare "
         f"(it declares writes=[{declared}]). Add {effect!r} to its writes= (the hook "
