@@ -103,7 +103,9 @@ def redact_tool_output(
 
 
 @wrap_model_call(
-    stream=SlidingWindow(chars=64, check=redact), reads=["model.result"], writes=["model.answer.rewrite"]
+    stream=SlidingWindow(chars=64, check=redact),
+    reads=["model.result"],
+    writes=["model.answer.rewrite"],
 )
 def redact_model_output(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]

@@ -31,10 +31,10 @@ M = TypeVar("M")
 
 __all__ = [
     "Effects",
-    "declare",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
     "UndeclaredEffectError",
+    "declare",
 ]
 
 ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")

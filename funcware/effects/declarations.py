@@ -143,6 +143,7 @@ def finer(writes: Iterable[str]) -> frozenset[str]:
         found.update(COARSE.get(name, ()))
     return frozenset(found)
 
+
 ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
 """The declaration keywords, and the class attributes of the same names."""
 

@@ -189,7 +189,9 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                 )
             )
         decides = a.reads(hook, *_DECIDES) if a.writes(hook, "interrupt") else []
-        changes = b.writes(hook, "messages.rewrite.calls") if not b.writes(hook, "interrupt") else []
+        changes = (
+            b.writes(hook, "messages.rewrite.calls") if not b.writes(hook, "interrupt") else []
+        )
         if decides and changes:
             found.append(
                 _hazard(
@@ -254,7 +256,11 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
 def _nested(a: _Member, b: _Member) -> list[Hazard]:
     """The hazards of ``b``'s wraps sitting inside ``a``'s."""
     found: list[Hazard] = []
-    for hook, kind in (("wrap_model_call", "model"), ("wrap_tool_call", "tool")):
+    wraps: tuple[tuple[HookName, str], ...] = (
+        ("wrap_model_call", "model"),
+        ("wrap_tool_call", "tool"),
+    )
+    for hook, kind in wraps:
         if a.reads(hook, f"{kind}.error") and b.writes(hook, f"{kind}.error.recover"):
             found.append(
                 _hazard(

@@ -351,7 +351,9 @@ def test_a_wrap_interrupt_is_watched_but_one_from_inside_passes() -> None:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_run_hook_is_strict_by_default(mode: str) -> None:
-    layer = decorated("wrap_model_call", MODEL_CASES["model.answer.rewrite"], mode == "async", writes=[])
+    layer = decorated(
+        "wrap_model_call", MODEL_CASES["model.answer.rewrite"], mode == "async", writes=[]
+    )
     with pytest.raises(UndeclaredEffectError, match=r"'model\.answer\.rewrite'"):
         run_hook(layer, "wrap_model_call", responses=["ok"], mode=mode)  # type: ignore[arg-type]
     result = run_hook(layer, "wrap_model_call", responses=["ok"], mode=mode, effects="warn")  # type: ignore[arg-type]

@@ -294,7 +294,8 @@ class Outcome:
 
 def _all_names(middleware: Any) -> list[str]:
     """The name of ``middleware`` and, for a ``compose()``, of each of its members."""
-    return [middleware.name, *(n for m in getattr(middleware, "members", ()) for n in _all_names(m))]
+    members = getattr(middleware, "members", ())
+    return [middleware.name, *(n for m in members for n in _all_names(m))]
 
 
 def run_case(members: Sequence[Member], scenario: Scenario) -> Outcome:
@@ -565,7 +566,8 @@ def retried_then_answered(run: Run, max_retries: int = 2) -> str | None:
     replies = {m.tool_call_id: m for m in run.messages if isinstance(m, ToolMessage)}
     for call_id, count in attempts.items():
         if count != max_retries + 1:
-            return f"flaky call {call_id} ran {count} times, not max_retries + 1 = {max_retries + 1}"
+            expected = max_retries + 1
+            return f"flaky call {call_id} ran {count} times, not max_retries + 1 = {expected}"
         if call_id not in replies or replies[call_id].status != "error":
             return f"flaky call {call_id} did not end as an error ToolMessage"
     return did_not_fail(run)
@@ -998,9 +1000,7 @@ def check_stack(members: Sequence[Member], kind: str) -> list[str]:
         if len(named) < 2 and len(members) > 1:
             problems.append(f"[{label}] a warning names fewer than two members: {text}")
         elif not set(named) & set(broke):
-            problems.append(
-                f"[{label}] false warning: every guarantee it names held: {text}"
-            )
+            problems.append(f"[{label}] false warning: every guarantee it names held: {text}")
         else:
             CAUGHT.add(stack)
     for member in members:
