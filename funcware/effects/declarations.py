@@ -363,7 +363,8 @@ def check_applies(declaration: Declaration, hook: str, source: str) -> None:
         wrong = sorted(e for e in getattr(declaration, key) if not e.startswith(kinds))
         if wrong:
             raise ValueError(
-                f"{source}: a {hook} hook cannot have {key}={wrong}; its effects are "
+                f"{source}: {'an' if hook[0] in 'aeiou' else 'a'} {hook} hook cannot have "
+                f"{key}={wrong}; its effects are "
                 f"{', '.join(k + '*' if k.endswith('.') else k for k in kinds)}."
             )
 
