@@ -5,13 +5,16 @@ A feature on the core's seams. It registers the six declaration options and uses
 seams:
 
 - ``arrange``: the flattened list is checked against what its middleware declared (or
-  sorted, ``order="auto"``); conflicts and hazards between two middleware warn, or with
-  ``effects="strict"`` refuse the list (see :mod:`funcware.effects.ordering` and
+  sorted, ``order="auto"``); hazards between two middleware warn, or with
+  ``effects="strict"`` refuse the list (conflicts are only listed) (see :mod:`funcware.effects.ordering` and
   :mod:`funcware.effects.hazards`). A list in which nothing declares anything, and no
   LangChain built-in with known effects is present, is left as it is without loading
   the rest of this package;
 - ``transform``: with ``effects="strict"``, each declared layer is watched at run time
   and must do only what it declared (see :mod:`funcware.effects.strict`).
+
+:func:`declare` places or declares a middleware the user did not write (a stand-in; see
+:mod:`funcware.effects.standin`).
 """
 
 from __future__ import annotations
