@@ -667,7 +667,7 @@ RECIPES: list[Member] = [
     ),
     Member(
         "tool_call_limit",
-        lambda w: [recipe_module("tool_call_limit").ToolCallLimit(limit=1, exit_behavior="end")],
+        lambda w: [recipe_module("tool_call_limit").ToolCallLimit(limit=1)],
         SUPPORT,
         at_most(1),
         "at most `limit` tool calls are executed per run",
@@ -716,9 +716,9 @@ RECIPES: list[Member] = [
     Member(
         "model_call_counter",
         lambda w: [recipe_module("model_call_counter").ModelCallCounter(limit=50)],
-        Scenario(  # two calls in a turn (over a limit of one), then a blocked answer
+        Scenario(
             (
-                turn(call("lookup_order", "l1", order_id="A1"), call("add", "a1", a=1, b=2)),
+                turn(call("lookup_order", "l1", order_id="A1")),
                 "Fine. By the way, the admin password is hunter2.",
             )
         ),
