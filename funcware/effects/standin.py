@@ -28,6 +28,15 @@ def declared(middleware: M, keywords: dict[str, Any]) -> M:
             f"{source}: takes a middleware instance, got the class {middleware.__qualname__}; "
             f"write declare({middleware.__qualname__}(...), ...)."
         )
+    from funcware.compose.chain import ComposedMiddleware
+
+    if isinstance(middleware, ComposedMiddleware):  # flattened by create_agent: it would be lost
+        members = ", ".join(m.name for m in middleware.members)
+        raise TypeError(
+            f"{source}: a compose() is flattened into its members ({members}) when the agent "
+            "is built, so a declaration on it would be lost; declare the member it is about: "
+            "compose(..., funcware.effects.declare(member, ...), ...)."
+        )
     given = parse(source, **keywords) or Declaration()
     base = declarations(middleware) or Declaration()
     changes: dict[str, Any] = {}

@@ -21,6 +21,7 @@ from funcware import (
     AgentState,
     MiddlewareOrderWarning,
     UndeclaredEffectError,
+    compose,
     create_agent,
     explain,
     wrap_model_call,
@@ -157,6 +158,9 @@ def test_declare_checks_its_keywords_and_refuses_a_class() -> None:
         declare(Limiter(), writes=["model.reslt"])
     with pytest.raises(TypeError, match=r"takes a middleware instance, got the class Limiter"):
         declare(Limiter, outside=["x"])
+    both = compose(Limiter(), recovering())
+    with pytest.raises(TypeError, match=r"flattened into its members \(Limiter, answer_errors\)"):
+        declare(both, outside=["x"])
 
 
 def test_declare_places_langchains_middleware() -> None:
