@@ -73,7 +73,7 @@ class ContentGuard(AgentMiddleware[AgentState]):
 
     stream = "buffer"  # hold the turn's tokens until this guard has decided
     reads = ("state.messages", "messages.latest")
-    writes = ("state.messages", "messages.rewrite")
+    writes = ("state.messages", "messages.rewrite.text")  # withholds calls, never adds one
 
     def __init__(
         self,

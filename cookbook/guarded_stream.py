@@ -51,7 +51,7 @@ def mask(text: str) -> str:
 @after_model(
     stream="buffer",
     reads=["state.messages", "messages.latest"],
-    writes=["state.messages", "messages.rewrite"],
+    writes=["state.messages", "messages.rewrite.text"],
 )
 def mask_answer(state: AgentState) -> dict[str, Any] | None:
     """Mask e-mail addresses in the model's answers since the last human message (not just

@@ -228,7 +228,8 @@ class OncePerToolCall(AgentMiddleware[AgentState[Any], Any]):
     unless ``stable_ids=True`` says the model's ids do not change.
     """
 
-    writes = ("handler.skip", "tool.result")
+    # a call whose earlier attempt failed is answered (reported) instead of run again
+    writes = ("handler.skip", "tool.error.recover")
 
     def __init__(
         self,

@@ -90,7 +90,7 @@ def redact_model_input(
     return handler(request.override(messages=[_redact_message(m) for m in request.messages]))
 
 
-@wrap_tool_call(reads=["tool.result"], writes=["tool.result"])
+@wrap_tool_call(reads=["tool.result"], writes=["tool.answer.rewrite"])
 def redact_tool_output(
     request: ToolCallRequest,
     handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
@@ -103,7 +103,9 @@ def redact_tool_output(
 
 
 @wrap_model_call(
-    stream=SlidingWindow(chars=64, check=redact), reads=["model.result"], writes=["model.result"]
+    stream=SlidingWindow(chars=64, check=redact),
+    reads=["model.result"],
+    writes=["model.answer.rewrite"],
 )
 def redact_model_output(
     request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]

@@ -41,7 +41,8 @@ class UserContext:
     expertise: str = "beginner"
 
 
-@dynamic_prompt(reads=["request.system_message"])  # and writes it, as every prompt does
+# it replaces the system message with a new string (from its text; its blocks are lost)
+@dynamic_prompt(writes=["request.system_message"])
 def prompt_from_context(request: ModelRequest[UserContext]) -> str:
     """The static prompt plus who the user is, in which language to answer, and how."""
     context = request.runtime.context

@@ -8,8 +8,9 @@ ones) and still answer when the picked model fails. Both layers write ``request.
 so their order decides what happens: with the fallback outside the router, the router
 puts its own pick back on every fallback attempt and the backup is never asked.
 
-Each layer says what it touches (``writes=["request.model"]``). With nothing saying which
-goes first, ``create_agent`` warns (``MiddlewareOrderWarning``, see
+Each layer says what it touches (``writes=["request.model"]``; the fallback also reads
+``model.error``). With nothing saying which goes first, ``create_agent`` warns of the
+wrong order, the fallback outside the router (``MiddlewareOrderWarning``, see
 :func:`unordered_warning`); the fix is a constraint: the fallback declares
 ``inside=["route_by_length"]``. Then a list in the wrong order is refused with an order
 that works (``MiddlewareOrderError``), and ``order="auto"`` puts it right.
@@ -75,13 +76,13 @@ def _models() -> tuple[ScriptedChatModel, ScriptedChatModel, ScriptedChatModel]:
 
 
 def unordered_warning() -> str:
-    """The warning for the two layers without the constraint."""
+    """The warning for the two layers without the constraint, the fallback outside."""
     small, large, backup = _models()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         create_agent(
             small,
-            middleware=[route_by_length(small, large, 5), fall_back_to(backup, ordered=False)],
+            middleware=[fall_back_to(backup, ordered=False), route_by_length(small, large, 5)],
         )
     return next(str(w.message) for w in caught if issubclass(w.category, MiddlewareOrderWarning))
 
@@ -98,7 +99,7 @@ def wrong_order_error() -> str:
 
 def highlights(agent: Any, state: dict[str, Any]) -> list[str]:
     """The warning without the constraint, and the error for the wrong order, for the tour."""
-    warning = unordered_warning().split(": ", 1)[1].split(" Declare")[0]
+    warning = unordered_warning().split(": ", 1)[1].split(". Fix")[0]
     error = wrong_order_error().splitlines()
     return [f"{'unordered':<15} warns: {warning}", f"{'wrong order':<15} {error[-1].strip()}"]
 

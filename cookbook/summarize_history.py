@@ -67,7 +67,7 @@ class SummarizeHistory(AgentMiddleware[AgentState]):
     """Replaces all but the last ``keep_last`` messages with a summary past ``max_messages``."""
 
     reads = ("state.messages", "messages.history")
-    writes = ("state.messages", "messages.rewrite", "messages.append")
+    writes = ("state.messages", "messages.rewrite.text", "messages.append")
 
     def __init__(
         self, summarizer: BaseChatModel, max_messages: int = 20, keep_last: int = 6

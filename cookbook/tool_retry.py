@@ -40,7 +40,8 @@ from funcware.testing import ScriptedChatModel
 class ToolRetry(AgentMiddleware[AgentState[Any], Any]):
     """Retries failing tool calls; the final failure becomes an error ``ToolMessage``."""
 
-    writes = ("handler.retry", "tool.result")
+    reads = ("tool.error",)
+    writes = ("handler.retry", "tool.error.recover")
 
     def __init__(
         self,

@@ -19,6 +19,7 @@ __all__ = [
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
     "MissingCheckpointerError",
+    "NondeterministicHookError",
     "ToolCallPairingError",
     "ToolCallPairingWarning",
     "UndeclaredEffectError",
@@ -114,3 +115,8 @@ class MiddlewareOrderWarning(UserWarning):
 
 class UndeclaredEffectError(RuntimeError):
     """A declared middleware did something it did not declare (``effects="strict"``)."""
+
+
+class NondeterministicHookError(ValueError):
+    """A hook placed in a Temporal workflow could not be replayed identically
+    (``funcware.temporal``)."""

@@ -7,7 +7,8 @@ fields each middleware adds (private ones marked), and each hook's options: its 
 cleanup (``always``); and, when any middleware declares effects or constraints, each one's
 declaration, why each sits where it does, what ``order="auto"`` moved, the conflicts
 (also in :attr:`Explanation.conflicts`) and the hazards, each with the warning's words
-(also in :attr:`Explanation.hazards`; the diagram links each to its two hooks).
+(also in :attr:`Explanation.hazards`; the diagram links each to its two hooks); and, for
+an agent prepared for Temporal (``funcware.temporal``), where each step runs.
 """
 
 from __future__ import annotations
@@ -152,6 +153,9 @@ class Explanation:
         out.append(f"  {'state':<13} " + ("; ".join(fields) or "-"))
         if plan.response_format is not None:
             out.append(f"  {'response':<13} {describe_format(plan.response_format)}")
+        placed = plan.notes.get("temporal")  # where each step runs (funcware.temporal)
+        if placed is not None:
+            out.extend(f"  {'temporal':<13} {line}" for line in str(placed).splitlines())
         out.extend(self._order_lines())
         out.extend(f"  PROBLEM: {problem}" for problem in plan.problems)
         if self.run is not None:

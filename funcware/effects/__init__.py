@@ -5,31 +5,39 @@ A feature on the core's seams. It registers the six declaration options and uses
 seams:
 
 - ``arrange``: the flattened list is checked against what its middleware declared (or
-  sorted, ``order="auto"``); conflicts and hazards between two middleware warn, or with
-  ``effects="strict"`` refuse the list (see :mod:`funcware.effects.ordering` and
-  :mod:`funcware.effects.hazards`). A list in which nothing declares anything, and no
-  LangChain built-in with known effects is present, is left as it is without loading
-  the rest of this package;
+  sorted, ``order="auto"``); hazards between two middleware warn, or with
+  ``effects="strict"`` refuse the list, and conflicts are only listed (see
+  :mod:`funcware.effects.ordering` and :mod:`funcware.effects.hazards`). A list in
+  which nothing declares anything, and no LangChain built-in with known effects is
+  present, is left as it is without loading the rest of this package;
 - ``transform``: with ``effects="strict"``, each declared layer is watched at run time
   and must do only what it declared (see :mod:`funcware.effects.strict`).
+
+:func:`declare` places or declares a middleware the user did not write (a stand-in; see
+:mod:`funcware.effects.standin`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from funcware.errors import MiddlewareOrderError, MiddlewareOrderWarning, UndeclaredEffectError
 from funcware.hooks.options import ALL, Context, Option, Position, register_option
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+
     from funcware.compose.seams import Build
     from funcware.hooks.middleware import AgentMiddleware, HookImpl
+
+M = TypeVar("M")
 
 __all__ = [
     "Effects",
     "MiddlewareOrderError",
     "MiddlewareOrderWarning",
     "UndeclaredEffectError",
+    "declare",
 ]
 
 ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
@@ -43,6 +51,38 @@ def _declares(member: object) -> bool:
     if not isinstance(member, AgentMiddleware):
         return True
     return any(getattr(member, key, None) is not None for key in ATTRS)
+
+
+def declare(
+    middleware: M,
+    *,
+    reads: Collection[str] | Mapping[str, Collection[str]] | None = None,
+    writes: Collection[str] | Mapping[str, Collection[str]] | None = None,
+    outside: Sequence[str | type] | None = None,
+    inside: Sequence[str | type] | None = None,
+    requires: Sequence[str | type] | None = None,
+    position: Position | None = None,
+) -> M:
+    """``middleware`` (one you did not write: LangChain's, a library's) declared or placed.
+
+    Returns a stand-in to put in ``middleware=[...]`` instead: the same middleware (same
+    class, hooks, name and attributes, shared), which declares the keywords given, over
+    what the middleware declared itself (or funcware's table says, for LangChain's
+    built-ins); the keywords left out keep their values. ``reads``/``writes`` take a list
+    of effect names or a dict from hook name to such a list. For example
+    ``declare(ModelRetryMiddleware(), outside=["ModelFallback"])``.
+    """
+    from funcware.effects.standin import declared
+
+    keywords = {
+        "reads": reads,
+        "writes": writes,
+        "outside": outside,
+        "inside": inside,
+        "requires": requires,
+        "position": position,
+    }
+    return declared(middleware, keywords)
 
 
 class Effects:
@@ -82,6 +122,11 @@ def _effect_names(key: str) -> Any:
     def check(value: object, context: Context) -> frozenset[str]:
         from funcware.effects.declarations import _effects, applies
 
+        if isinstance(value, dict):
+            raise TypeError(
+                f"{context.source}: {key}= per hook (a dict) is for a class's attribute; a "
+                f"decorator makes one hook ({context.hook}), so give a list: {key}=[...]."
+            )
         names = _effects(value, key, context.source)
         wrong = frozenset(
             name for name in names if context.hook and not applies(name, context.hook)
@@ -124,8 +169,8 @@ def _position(value: object, context: Context) -> object:
 HELP = {
     "reads": "effect names it reads, e.g. 'messages.latest', 'request.messages' (default: "
     "undeclared).",
-    "writes": "effect names it writes, e.g. 'messages.answer', 'model.calls' (default: "
-    "undeclared).",
+    "writes": "effect names it writes, e.g. 'messages.answer', 'model.answer.rewrite' "
+    "(default: undeclared).",
     "outside": "middleware (names or classes) it must sit outside of.",
     "inside": "middleware (names or classes) it must sit inside of.",
     "requires": "middleware (names or classes) that must be in the agent with it.",

@@ -5,17 +5,17 @@ middleware (or a subclass of one) declares what its class's entry says. Read fro
 langchain 1.5.2's ``langchain/agents/middleware`` sources; references between entries
 are class names, so they match LangChain middleware by their default names. A few
 entries depend on how the instance is configured (``on_failure``, ``exit_behavior``), and
-the table also says which classes never take the jumps their hooks declare and which
-rewrite messages without touching tool calls (for the hazard check).
+the table also says which classes never take the jumps their hooks declare (for the
+hazard check).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from funcware.effects.declarations import Declaration, declare
+from funcware.effects.declarations import Declaration, parse
 
-__all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps", "builtin_keeps_tool_calls"]
+__all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps"]
 
 _PKG = "langchain.agents.middleware"
 
@@ -59,18 +59,25 @@ BUILTINS: dict[str, dict[str, Any]] = {
     },
     f"{_PKG}.file_search.FilesystemFileSearchMiddleware": {"writes": []},
     # after_model: finds the last AIMessage, interrupts, edits its tool calls in place
-    # (same id) and answers rejected calls; wrap_tool_call applies edits (per_call: decides).
+    # (same id) and answers rejected calls; wrap_tool_call applies edits (per_call: decides,
+    # answers a rejected call itself) and annotates an edited call's answer.
     f"{_PKG}.human_in_the_loop.HumanInTheLoopMiddleware": {
         "reads": ["messages.latest", "state.hitl_edited_tool_calls"],
-        "writes": [
-            "messages.rewrite",
-            "messages.answer",
-            "state.hitl_edited_tool_calls",
-            "interrupt",
-            "tool.args",
-            "tool.result",
-            "handler.skip",
-        ],
+        "writes": {
+            "after_model": [
+                "messages.rewrite",
+                "messages.answer",
+                "state.hitl_edited_tool_calls",
+                "interrupt",
+            ],
+            "wrap_tool_call": [
+                "state.hitl_edited_tool_calls",
+                "interrupt",
+                "tool.args",
+                "tool.answer.rewrite",
+                "handler.skip",
+            ],
+        },
     },
     # before_model checks the counts (exit "end": appends an AIMessage and jumps to end,
     # "error": raises); after_model counts the call just made.
@@ -104,7 +111,7 @@ BUILTINS: dict[str, dict[str, Any]] = {
     # on_failure="continue" (the default) or a callable: the last error becomes an answer.
     f"{_PKG}.model_retry.ModelRetryMiddleware": {
         "reads": ["model.error"],
-        "writes": ["handler.retry", "model.result"],
+        "writes": ["handler.retry", "model.error.recover"],
     },
     f"{_PKG}.model_router.ModelRouterMiddleware": {
         "reads": ["messages.latest", "state.model_route"],
@@ -114,7 +121,7 @@ BUILTINS: dict[str, dict[str, Any]] = {
     # AIMessage, after_model the last AIMessage's content, all in place (same ids).
     f"{_PKG}.pii.PIIMiddleware": {
         "reads": ["messages.latest"],
-        "writes": ["messages.rewrite"],
+        "writes": ["messages.rewrite.text"],
     },
     f"{_PKG}.provider_tool_search.ProviderToolSearchMiddleware": {
         "reads": ["request.tools"],
@@ -125,10 +132,11 @@ BUILTINS: dict[str, dict[str, Any]] = {
     f"{_PKG}.shell_tool.ShellToolMiddleware": {
         "writes": ["state.shell_session_resources"],
     },
-    # before_model: removes every message and puts back a summary and the recent ones.
+    # before_model: removes every message and puts back a summary and the recent ones
+    # as they were (no tool call added or changed).
     f"{_PKG}.summarization.SummarizationMiddleware": {
         "reads": ["messages.history"],
-        "writes": ["messages.rewrite"],
+        "writes": ["messages.rewrite.text", "messages.append"],
     },
     # after_model answers parallel write_todos calls with errors.
     f"{_PKG}.todo.TodoListMiddleware": {
@@ -157,12 +165,16 @@ BUILTINS: dict[str, dict[str, Any]] = {
         "writes": ["handler.skip"],
     },
     f"{_PKG}.tool_error.ToolErrorMiddleware": {
-        "writes": ["tool.result"],
+        "reads": ["tool.error"],
+        "writes": ["tool.error.recover"],
         "outside": ["ToolRetryMiddleware"],
         "why": _TOOL_ERROR,
     },
     # on_failure="continue" (the default) or a callable: the last error becomes an answer.
-    f"{_PKG}.tool_retry.ToolRetryMiddleware": {"writes": ["handler.retry", "tool.result"]},
+    f"{_PKG}.tool_retry.ToolRetryMiddleware": {
+        "reads": ["tool.error"],
+        "writes": ["handler.retry", "tool.error.recover"],
+    },
     f"{_PKG}.tool_selection.LLMToolSelectorMiddleware": {
         "reads": ["request.messages", "request.tools"],
         "writes": ["request.tools"],
@@ -171,29 +183,39 @@ BUILTINS: dict[str, dict[str, Any]] = {
 """Class (``module.Name``) -> its declaration keywords, and ``why`` for its constraints."""
 
 _ERROR_RAISES = ("on_failure", "error")
-_VARIANTS: dict[str, tuple[tuple[str, object], dict[str, Any]]] = {
-    f"{_PKG}.model_retry.ModelRetryMiddleware": (
-        _ERROR_RAISES,
-        {"reads": ["model.error"], "writes": ["handler.retry"]},
-    ),
-    f"{_PKG}.tool_retry.ToolRetryMiddleware": (_ERROR_RAISES, {"writes": ["handler.retry"]}),
-    f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": (
-        ("exit_behavior", "error"),
-        {
-            "reads": BUILTINS[f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware"]["reads"],
-            "writes": ["state.thread_tool_call_count", "state.run_tool_call_count"],
-        },
-    ),
-    f"{_PKG}.model_call_limit.ModelCallLimitMiddleware": (
-        ("exit_behavior", "error"),
-        {
-            "reads": BUILTINS[f"{_PKG}.model_call_limit.ModelCallLimitMiddleware"]["reads"],
-            "writes": ["state.thread_model_call_count", "state.run_model_call_count"],
-        },
-    ),
+_MCL = f"{_PKG}.model_call_limit.ModelCallLimitMiddleware"
+_VARIANTS: dict[str, list[tuple[tuple[str, object], dict[str, Any]]]] = {
+    f"{_PKG}.model_retry.ModelRetryMiddleware": [
+        (_ERROR_RAISES, {"reads": ["model.error"], "writes": ["handler.retry"]}),
+    ],
+    f"{_PKG}.tool_retry.ToolRetryMiddleware": [
+        (_ERROR_RAISES, {"reads": ["tool.error"], "writes": ["handler.retry"]}),
+    ],
+    f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": [
+        (
+            ("exit_behavior", "error"),
+            {
+                "reads": BUILTINS[f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware"]["reads"],
+                "writes": ["state.thread_tool_call_count", "state.run_tool_call_count"],
+            },
+        ),
+    ],
+    _MCL: [
+        # without a thread limit, a count skipped by a jump to "end" cannot matter: the
+        # run ends, and the run count starts again with the next run
+        (
+            ("thread_limit", None),
+            {"reads": ["state.thread_model_call_count", "state.run_model_call_count"]},
+        ),
+        (
+            ("exit_behavior", "error"),
+            {"writes": ["state.thread_model_call_count", "state.run_model_call_count"]},
+        ),
+    ],
 }
-"""Class -> ``((attribute, value), entry)``: the entry for an instance so configured (an
-``on_failure="error"`` retry raises its last error instead of answering with it)."""
+"""Class -> ``[((attribute, value), keywords), ...]``: the keywords that replace the
+entry's for an instance so configured (an ``on_failure="error"`` retry raises its last
+error instead of answering with it), applied in turn."""
 
 _JUMPS_WHEN: dict[str, tuple[str, object]] = {
     f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": ("exit_behavior", "end"),
@@ -203,13 +225,7 @@ _JUMPS_WHEN: dict[str, tuple[str, object]] = {
 """Classes whose hooks declare ``can_jump_to`` but jump only when ``attribute == value``
 (``("", None)``: never; ``PIIMiddleware`` raises instead)."""
 
-_KEEP_TOOL_CALLS = frozenset(
-    {f"{_PKG}.pii.PIIMiddleware", f"{_PKG}.summarization.SummarizationMiddleware"}
-)
-"""Classes whose ``messages.rewrite`` never changes a tool call (PII masks text content;
-summarization keeps the recent messages as they are)."""
-
-_parsed: dict[tuple[str, bool], Declaration | None] = {}
+_parsed: dict[tuple[str, tuple[bool, ...]], Declaration | None] = {}
 
 
 def _entry(middleware: Any) -> str | None:
@@ -225,11 +241,14 @@ def builtin_declaration(middleware: Any) -> Declaration | None:
     key = _entry(middleware)
     if key is None:
         return None
-    variant = _VARIANTS.get(key)
-    chosen = variant is not None and getattr(middleware, variant[0][0], None) == variant[0][1]
+    variants = _VARIANTS.get(key, [])
+    chosen = tuple(getattr(middleware, a, None) == v for (a, v), _ in variants)
     if (key, chosen) not in _parsed:
-        entry = {**BUILTINS[key], **(variant[1] if variant is not None and chosen else {})}
-        _parsed[key, chosen] = declare(f"funcware's table entry for {key}", **entry)
+        entry = dict(BUILTINS[key])
+        for picked, (_, keywords) in zip(chosen, variants, strict=True):
+            if picked:
+                entry.update(keywords)
+        _parsed[key, chosen] = parse(f"funcware's table entry for {key}", **entry)
     return _parsed[key, chosen]
 
 
@@ -241,8 +260,3 @@ def builtin_jumps(middleware: Any) -> bool:
         return True
     attribute, value = when
     return bool(attribute) and getattr(middleware, attribute, None) == value
-
-
-def builtin_keeps_tool_calls(middleware: Any) -> bool:
-    """Whether the table knows ``middleware`` rewrites messages but never their tool calls."""
-    return _entry(middleware) in _KEEP_TOOL_CALLS

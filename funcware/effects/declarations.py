@@ -7,18 +7,29 @@ outermost): ``outside=`` / ``inside=`` other middleware (names or classes) when 
 present, ``requires=`` (must be present), ``position="outermost"`` or ``"innermost"``.
 :func:`declarations` reads them back, from the table of LangChain's built-ins for those.
 
-Besides ``state.<key>``, ``request.<field>``, ``tool.args``, ``tool.result``,
-``model.result``, ``handler.retry``, ``handler.skip`` and ``interrupt``, node hooks say
+Besides ``state.<key>``, ``request.<field>``, ``tool.args``, ``handler.retry``,
+``handler.skip`` and ``interrupt``, wraps say what they do to the answer: written,
+``model.answer.rewrite`` / ``tool.answer.rewrite`` (changes an answer its handler
+returned) apart from ``model.error.recover`` / ``tool.error.recover`` (turns an error its
+handler raised into an answer); ``model.result`` / ``tool.result`` written mean both (the
+coarse names), read they mean reading the answer. Node hooks say
 what they do to ``state["messages"]`` — writes: ``messages.append`` (new messages that are
 not tool answers), ``messages.rewrite`` (same-id replacement or removal),
-``messages.answer`` (a ``ToolMessage`` answering a pending tool call instead of the tool);
+``messages.answer`` (a ``ToolMessage`` answering a pending tool call instead of the tool),
+and of rewrites, ``messages.rewrite.text`` (changes what messages say, never adds or
+changes a tool call) apart from ``messages.rewrite.calls`` (adds or changes tool calls);
 reads: ``messages.latest`` (the model's latest answer, found robustly), ``messages.tail``
 (by position, ``messages[-1]``: fragile), ``messages.history`` (all of it); wraps may
 declare them too (``request.state``, a ``Command``'s messages). Hooks that must
 see every call read ``model.calls`` (node hooks, model wraps) or ``tool.calls`` (node
-hooks, tool wraps); a model wrap acting on a failed call reads ``model.error``. These are
+hooks, tool wraps); a wrap acting on a failed call reads ``model.error`` / ``tool.error``.
+These are
 read-only or write-only as listed; they let the order check see hazards between hooks that
 all touch ``state.messages`` (which stays out of plain conflicts).
+
+Effects may be declared per hook: ``writes={"wrap_model_call": [...], "after_model": [...]}``
+(a class attribute; a decorator's keywords are already its one hook's). A list applies to
+every hook of the middleware that can have the effect.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ from funcware.hooks.middleware import origin
 
 __all__ = [
     "ATTRS",
+    "COARSE",
     "EFFECTS",
     "READ_ONLY",
     "REQUEST_FIELDS",
@@ -43,7 +55,8 @@ __all__ = [
     "check_applies",
     "check_effect",
     "declarations",
-    "declare",
+    "finer",
+    "parse",
     "ref_label",
     "refers_to",
 ]
@@ -65,12 +78,19 @@ EFFECTS: tuple[str, ...] = (
     *(f"request.{field}" for field in REQUEST_FIELDS),
     "tool.args",
     "tool.result",
+    "tool.answer.rewrite",
+    "tool.error.recover",
+    "tool.error",
     "model.result",
+    "model.answer.rewrite",
+    "model.error.recover",
     "handler.retry",
     "handler.skip",
     "interrupt",
     "messages.append",
     "messages.rewrite",
+    "messages.rewrite.text",
+    "messages.rewrite.calls",
     "messages.answer",
     "messages.latest",
     "messages.tail",
@@ -89,11 +109,40 @@ READ_ONLY = frozenset(
         "model.calls",
         "tool.calls",
         "model.error",
+        "tool.error",
     }
 )
 """Effects that only make sense in ``reads=``."""
-WRITE_ONLY = frozenset({"messages.append", "messages.rewrite", "messages.answer"})
+WRITE_ONLY = frozenset(
+    {
+        "messages.append",
+        "messages.rewrite",
+        "messages.rewrite.text",
+        "messages.rewrite.calls",
+        "messages.answer",
+        "model.answer.rewrite",
+        "model.error.recover",
+        "tool.answer.rewrite",
+        "tool.error.recover",
+    }
+)
 """Effects that only make sense in ``writes=``."""
+
+COARSE: dict[str, tuple[str, str]] = {
+    "model.result": ("model.answer.rewrite", "model.error.recover"),
+    "tool.result": ("tool.answer.rewrite", "tool.error.recover"),
+    "messages.rewrite": ("messages.rewrite.text", "messages.rewrite.calls"),
+}
+"""A coarse written effect and the finer ones it stands for (it may do either)."""
+
+
+def finer(writes: Iterable[str]) -> frozenset[str]:
+    """``writes`` with every coarse name's finer names added."""
+    found = set(writes)
+    for name in list(found):
+        found.update(COARSE.get(name, ()))
+    return frozenset(found)
+
 
 ATTRS = ("reads", "writes", "outside", "inside", "requires", "position")
 """The declaration keywords, and the class attributes of the same names."""
@@ -136,6 +185,22 @@ class Declaration:
     position: Position | None = None
     why: str = ""
     """Why the constraints hold (the LangChain table says; a user's declaration is its own)."""
+    hook_reads: tuple[tuple[str, frozenset[str]], ...] | None = None
+    """Per hook, what it reads, when ``reads=`` was given per hook (else ``None``)."""
+    hook_writes: tuple[tuple[str, frozenset[str]], ...] | None = None
+    """Per hook, what it writes, when ``writes=`` was given per hook (else ``None``)."""
+
+    def reads_in(self, hook: str) -> frozenset[str]:
+        """What the middleware's ``hook`` reads."""
+        return _in(self.reads, self.hook_reads, hook)
+
+    def writes_in(self, hook: str) -> frozenset[str]:
+        """What the middleware's ``hook`` writes, coarse names with their finer ones."""
+        return finer(self.declared_writes(hook))
+
+    def declared_writes(self, hook: str) -> frozenset[str]:
+        """What the middleware's ``hook`` writes, as declared (coarse names as they are)."""
+        return _in(self.writes, self.hook_writes, hook)
 
     def describe(self) -> list[str]:
         """The declaration as ``key=value`` parts, empty ones left out."""
@@ -156,6 +221,14 @@ class Declaration:
         if self.position is not None:
             parts.append(f"position={self.position}")
         return parts
+
+
+def _in(
+    every: frozenset[str], per_hook: tuple[tuple[str, frozenset[str]], ...] | None, hook: str
+) -> frozenset[str]:
+    if per_hook is not None:
+        return next((effects for name, effects in per_hook if name == hook), frozenset())
+    return frozenset(e for e in every if applies(e, hook))
 
 
 def ref_label(ref: Ref) -> str:
@@ -194,7 +267,32 @@ def _effects(value: object, key: str, source: str) -> frozenset[str]:
     return frozenset(check_effect(item, source, key) for item in items)
 
 
-def declare(
+def _per_hook(
+    value: object, key: str, source: str
+) -> tuple[frozenset[str], tuple[tuple[str, frozenset[str]], ...] | None]:
+    """The effects in ``value`` (a list, or a dict hook -> list), and per hook if a dict."""
+    if not isinstance(value, dict):
+        return _effects(value, key, source), None
+    per: list[tuple[str, frozenset[str]]] = []
+    for hook, items in value.items():
+        if hook not in _APPLIES:
+            close = difflib.get_close_matches(str(hook), list(_APPLIES), n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"{source}: {key}= per hook takes hook names as keys, got {hook!r}.{hint} "
+                f"Hooks are {', '.join(_APPLIES)}."
+            )
+        effects = _effects(items, key, f"{source} ({key}[{hook!r}])")
+        check_applies(
+            Declaration(**{key: effects}),  # type: ignore[arg-type]
+            hook,
+            f"{source} ({key}[{hook!r}])",
+        )
+        per.append((hook, effects))
+    return frozenset().union(*(effects for _, effects in per)), tuple(per)
+
+
+def parse(
     source: str,
     *,
     reads: object = None,
@@ -205,7 +303,10 @@ def declare(
     position: object = None,
     why: str = "",
 ) -> Declaration | None:
-    """Check the six declaration keywords; ``None`` if none was given (undeclared)."""
+    """Check the six declaration keywords; ``None`` if none was given (undeclared).
+
+    ``reads=`` and ``writes=`` take a list of effect names, or a dict from hook name to
+    such a list (what each hook does)."""
     given = (reads, writes, outside, inside, requires, position)
     if all(value is None for value in given):
         return None
@@ -214,9 +315,13 @@ def declare(
             f"{source}: position={position!r} is not a position; use 'outermost' or "
             "'innermost' (or leave it out)."
         )
+    all_reads, hook_reads = _per_hook(reads or (), "reads", source)
+    all_writes, hook_writes = _per_hook(writes or (), "writes", source)
     return Declaration(
-        reads=_effects(reads or (), "reads", source),
-        writes=_effects(writes or (), "writes", source),
+        reads=all_reads,
+        writes=all_writes,
+        hook_reads=hook_reads,
+        hook_writes=hook_writes,
         outside=_refs(outside or (), "outside", source),
         inside=_refs(inside or (), "inside", source),
         requires=_refs(requires or (), "requires", source),
@@ -236,6 +341,7 @@ _APPLIES: dict[str, tuple[str, ...]] = {
         *_BOTH,
         "request.",
         "model.result",
+        "model.answer.",
         "model.calls",
         "model.error",
         "handler.",
@@ -257,7 +363,8 @@ def check_applies(declaration: Declaration, hook: str, source: str) -> None:
         wrong = sorted(e for e in getattr(declaration, key) if not e.startswith(kinds))
         if wrong:
             raise ValueError(
-                f"{source}: a {hook} hook cannot have {key}={wrong}; its effects are "
+                f"{source}: {'an' if hook[0] in 'aeiou' else 'a'} {hook} hook cannot have "
+                f"{key}={wrong}; its effects are "
                 f"{', '.join(k + '*' if k.endswith('.') else k for k in kinds)}."
             )
 
@@ -282,10 +389,10 @@ def declarations(middleware: Any) -> Declaration | None:
         return united_declaration(middleware.members)
     values: dict[str, Any] = {key: getattr(middleware, key, None) for key in ATTRS}
     try:
-        found = declare("", **values)
+        found = parse("", **values)
     except (TypeError, ValueError):  # say again where, now that it is worth reading source
         name = getattr(middleware, "name", type(middleware).__name__)
-        declare(f"middleware {name!r} ({origin(middleware)})", **values)
+        parse(f"middleware {name!r} ({origin(middleware)})", **values)
         raise
     if found is not None:
         return found

@@ -8,11 +8,17 @@ hazard is a pair where one hook hides from another what that one needs:
   same phase, before one that reads by position (``messages.tail``): the reader looks at
   the new message instead of the one it expects (a model wrap's messages land after the
   model's answer, before every ``after_model`` hook: in any order);
-- a hook that rewrites messages (``messages.rewrite``) runs, in the same phase, after a
-  guard that read the model's tool calls and interrupts for a decision: what runs is not
-  what was approved;
-- a model wrap that writes ``model.result`` sits inside one that reads ``model.error``:
-  the outer one gets an answer instead of the failure and never acts;
+- a hook that changes tool calls (``messages.rewrite.calls``) runs, in the same phase,
+  after a guard that read the model's tool calls and interrupts for a decision, and asks
+  no human itself: what runs is not what was approved;
+- a wrap that turns errors into answers (``model.error.recover``, ``tool.error.recover``)
+  sits inside one that acts on failed calls (``model.error``, ``tool.error``): the outer
+  one gets an answer instead of the failure and never acts (a wrap that only rewrites
+  answers, ``*.answer.rewrite``, hides no error);
+- a model wrap that sets a request field without reading it (it replaces what is there,
+  on every call: it is no fallback, which reads ``model.error``) sits inside one that
+  writes that field: the outer one's choice never reaches the model (for a fallback
+  outside, its ``request.model``: the fallback model is never called);
 - a node hook that may jump to ``end`` runs before another middleware's hook that must see
   every model call (``model.calls``, counted after the model) or tool execution
   (``tool.calls``, counted before the model): the jump skips it.
@@ -29,13 +35,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from funcware.effects.builtins import builtin_jumps, builtin_keeps_tool_calls
-from funcware.effects.declarations import Declaration, applies
+from funcware.effects.builtins import builtin_jumps
+from funcware.effects.declarations import REQUEST_FIELDS, Declaration
 from funcware.hooks.middleware import HookName, hook_impls, origin
 
 __all__ = ["Hazard", "find_hazards"]
 
-HazardKind = Literal["hidden message", "changed after approval", "hidden error", "skipped count"]
+HazardKind = Literal[
+    "hidden message", "changed after approval", "hidden error", "skipped count", "overridden"
+]
 
 _ADDS = ("messages.append", "messages.answer")
 _DECIDES = ("messages.latest", "messages.tail")
@@ -73,8 +81,6 @@ class _Member:
     decl: Declaration
     hooks: frozenset[HookName]
     jumps_end: frozenset[HookName]
-    keeps_tool_calls: bool
-    """A LangChain built-in known to rewrite messages without changing tool calls."""
 
     @property
     def name(self) -> str:
@@ -84,12 +90,12 @@ class _Member:
         return f"{self.name!r} ({origin(self.middleware)})"
 
     def writes(self, hook: HookName, *effects: str) -> list[str]:
-        found = self.decl.writes if hook in self.hooks else frozenset()
-        return [e for e in effects if e in found and applies(e, hook)]
+        found = self.decl.writes_in(hook) if hook in self.hooks else frozenset()
+        return [e for e in effects if e in found]
 
     def reads(self, hook: HookName, *effects: str) -> list[str]:
-        found = self.decl.reads if hook in self.hooks else frozenset()
-        return [e for e in effects if e in found and applies(e, hook)]
+        found = self.decl.reads_in(hook) if hook in self.hooks else frozenset()
+        return [e for e in effects if e in found]
 
     def runs_before(self, other: _Member, hook: HookName) -> bool:
         """Whether this one's ``hook`` runs before ``other``'s (``after_*``: reversed)."""
@@ -105,7 +111,18 @@ def _member(middleware: Any, place: int, decl: Declaration) -> _Member:
         decl,
         frozenset(impls),
         frozenset(h for h, impl in impls.items() if jumps and "end" in impl.can_jump_to),
-        builtin_keeps_tool_calls(middleware),
+    )
+
+
+def placed(member: Any, where: str, other: str) -> str:
+    """The two ways to declare ``member`` ``where`` (``outside``/``inside``) ``other``: on
+    the middleware, or with ``funcware.effects.declare`` for one the user did not write."""
+    name = str(member.name)
+    made = type(member).__name__ == name and not hasattr(member, "__wrapped__")
+    shown = f"{name}(...)" if made else name  # an instance of a class, or a decorated function
+    return (
+        f"declare {where}=[{other!r}] on {name!r}; for a middleware you did not write, list "
+        f"funcware.effects.declare({shown}, {where}=[{other!r}]) in its place"
     )
 
 
@@ -113,12 +130,20 @@ def _first_in(hook: HookName, runner: _Member, other: _Member) -> str:
     """How to make ``runner``'s ``hook`` run before ``other``'s: the list order, a constraint."""
     if hook.startswith("before"):
         return (
-            f"list {runner.name!r} before {other.name!r} so its {hook} runs first (or declare "
-            f"outside=[{other.name!r}] on {runner.name!r})"
+            f"list {runner.name!r} before {other.name!r} so its {hook} runs first (or "
+            f"{placed(runner.middleware, 'outside', other.name)})"
         )
     return (
-        f"list {runner.name!r} after {other.name!r} so its {hook} runs first (or declare "
-        f"inside=[{other.name!r}] on {runner.name!r})"
+        f"list {runner.name!r} after {other.name!r} so its {hook} runs first (or "
+        f"{placed(runner.middleware, 'inside', other.name)})"
+    )
+
+
+def _outside_of(outer: _Member, inner: _Member) -> str:
+    """How to put ``inner`` outside ``outer`` (wraps)."""
+    return (
+        f"list {inner.name!r} before {outer.name!r} (or "
+        f"{placed(inner.middleware, 'outside', outer.name)})"
     )
 
 
@@ -164,7 +189,10 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                 )
             )
         decides = a.reads(hook, *_DECIDES) if a.writes(hook, "interrupt") else []
-        if decides and b.writes(hook, "messages.rewrite") and not b.keeps_tool_calls:
+        changes = (
+            b.writes(hook, "messages.rewrite.calls") if not b.writes(hook, "interrupt") else []
+        )
+        if decides and changes:
             found.append(
                 _hazard(
                     "changed after approval",
@@ -172,9 +200,9 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                     b,
                     labels,
                     f"in {hook}, {a.name!r} decides on the model's tool calls "
-                    f"({', '.join(decides)}, interrupt) before {b.name!r} rewrites messages "
-                    f"(messages.rewrite), so the call that runs can differ from the one "
-                    f"{a.name!r} approved",
+                    f"({', '.join(decides)}, interrupt) before {b.name!r} changes tool calls "
+                    f"(messages.rewrite.calls) without asking anyone, so the call that runs "
+                    f"can differ from the one {a.name!r} approved",
                     _first_in(hook, b, a),
                 )
             )
@@ -220,22 +248,56 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                 f"{_first_in('before_model', b, a)}, or count in a wrap_tool_call",
             )
         )
-    if (
-        a.place < b.place
-        and a.reads("wrap_model_call", "model.error")
-        and b.writes("wrap_model_call", "model.result")
-    ):
+    if a.place < b.place:
+        found += _nested(a, b)
+    return found
+
+
+def _nested(a: _Member, b: _Member) -> list[Hazard]:
+    """The hazards of ``b``'s wraps sitting inside ``a``'s."""
+    found: list[Hazard] = []
+    wraps: tuple[tuple[HookName, str], ...] = (
+        ("wrap_model_call", "model"),
+        ("wrap_tool_call", "tool"),
+    )
+    for hook, kind in wraps:
+        if a.reads(hook, f"{kind}.error") and b.writes(hook, f"{kind}.error.recover"):
+            found.append(
+                _hazard(
+                    "hidden error",
+                    a,
+                    b,
+                    (f"{a.name}.{hook}", f"{b.name}.{hook}"),
+                    f"{b.name!r} sits inside {a.name!r} and turns a failed {kind} call into an "
+                    f"answer ({kind}.error.recover), so {a.name!r}, which acts on failed "
+                    f"{kind} calls ({kind}.error), gets that answer and is never asked",
+                    _outside_of(a, b),
+                )
+            )
+    retries = bool(a.reads("wrap_model_call", "model.error"))
+    sets = [
+        e
+        for e in a.writes("wrap_model_call", *(f"request.{f}" for f in REQUEST_FIELDS))
+        if (e == "request.model" or not retries)
+        and b.writes("wrap_model_call", e)
+        and not b.reads("wrap_model_call", e, "model.error")
+    ]
+    if sets:
+        what = (
+            f"so the fallback {sets[0]} {a.name!r} retries with is replaced and never reaches "
+            "the model"
+            if retries
+            else f"so what {a.name!r} put there never reaches the model"
+        )
         found.append(
             _hazard(
-                "hidden error",
+                "overridden",
                 a,
                 b,
                 (f"{a.name}.wrap_model_call", f"{b.name}.wrap_model_call"),
-                f"{b.name!r} sits inside {a.name!r} and writes model.result, so a failed "
-                f"model call can reach {a.name!r} as an answer and {a.name!r}, which acts on "
-                f"failed calls (model.error), is never asked",
-                f"list {b.name!r} before {a.name!r} (or declare outside=[{a.name!r}] on "
-                f"{b.name!r})",
+                f"{b.name!r} sits inside {a.name!r} and sets {', '.join(sets)} on every call "
+                f"without reading it, {what}",
+                _outside_of(a, b),
             )
         )
     return found

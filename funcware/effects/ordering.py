@@ -7,7 +7,10 @@ given order against them (``order="check"``) or sorts it stably (``order="auto"`
 middleware moves only to go outside one that must sit inside it), and lists the
 conflicts: two declared middleware writing one effect, or one writing what the other
 reads, with no constraint (direct or through others) deciding which goes first; and the
-hazards between hooks that touch the messages or count calls (see ``hazards``).
+hazards (see ``hazards``): the orders in which one hook really breaks what another
+guarantees. Only hazards warn (or, with ``effects="strict"``, refuse the list): a conflict
+says that the order is not declared, not that it is wrong, so it is only listed (in
+``explain()``), where a warning would teach users to ignore the true ones.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from funcware.effects.declarations import (
     ref_label,
     refers_to,
 )
-from funcware.effects.hazards import Hazard, find_hazards
+from funcware.effects.hazards import Hazard, find_hazards, placed
 from funcware.errors import MiddlewareOrderError, MiddlewareOrderWarning
 from funcware.hooks.middleware import origin
 
@@ -261,8 +264,8 @@ def _conflicts(
             message = (
                 f"middleware {_at(outer)} and {_at(inner)}: {what}, and no constraint says "
                 f"which goes first (now {outer.name!r} sits outside {inner.name!r}). "
-                f"Declare the order you mean: outside=[{inner.name!r}] on {outer.name!r} "
-                f"(or inside=[{outer.name!r}] on {inner.name!r}), or the other way round"
+                f"Declare the order you mean: {placed(outer, 'outside', inner.name)}, "
+                "or the other way round"
             )
             found.append(Conflict(outer.name, inner.name, kind, tuple(both or read), message))
     return found
@@ -416,15 +419,13 @@ def enforce(
     caller: str,
     skip: frozenset[tuple[str, str] | str] = frozenset(),
 ) -> None:
-    """Raise :class:`MiddlewareOrderError` for problems (and, strict, for conflicts and
-    hazards); warn :class:`MiddlewareOrderWarning` once per conflict and hazard otherwise
-    (but not for the conflicts' ``(outer, inner)`` pairs nor the hazard messages in
-    ``skip``, already warned about)."""
+    """Raise :class:`MiddlewareOrderError` for problems (and, strict, for hazards); warn
+    :class:`MiddlewareOrderWarning` once per hazard otherwise (but not for the hazard
+    messages in ``skip``, already warned about). Conflicts are only listed."""
     problems = list(report.problems)
-    found = [c.message for c in report.conflicts if (c.outer, c.inner) not in skip]
-    found += [h.message for h in report.hazards if h.message not in skip]
+    found = [h.message for h in report.hazards if h.message not in skip]
     if effects == "strict":
-        every = [c.message for c in report.conflicts] + [h.message for h in report.hazards]
+        every = [h.message for h in report.hazards]
         problems.extend(f"{message} (an error with effects='strict')" for message in every)
         found = []
     if problems:

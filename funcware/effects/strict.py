@@ -4,13 +4,16 @@
 calls it, so the default costs nothing per call and the onion itself knows nothing of it.
 What is watched: the state keys a hook (or a wrap's command) writes; the request fields a
 model wrap changed before calling its handler; a tool wrap's change of the call's name or
-arguments; whether a wrap's result is not its handler's (or was edited in place); how many
+arguments; whether a wrap's result is not its handler's (or was edited in place:
+``*.answer.rewrite``) or is an answer where its handler raised (``*.error.recover``); how many
 times a wrap called its handler (0: ``handler.skip``, 2 or more: ``handler.retry``); an
 interrupt raised by the hook itself; and what a node hook does to ``state["messages"]``: a
 ``ToolMessage`` is ``messages.answer``, a ``RemoveMessage`` or a message with the id of one
-already there ``messages.rewrite``, any other ``messages.append``. A hook that declares
-any of those three is held to each; one that declares only ``state.messages`` (the coarse
-name) may write messages any way. Reads cannot be watched and are not.
+already there ``messages.rewrite`` (``.calls`` if it adds or changes a tool call, else
+``.text``), any other ``messages.append``. A hook that declares any of those is held to
+each; one that declares only ``state.messages`` (the coarse name) may write messages any
+way. Each hook is held to what it declares (per hook, when declared so). Reads cannot be
+watched and are not.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.types import Command
 
 from funcware.compose.steps.keys import written_keys
-from funcware.effects.declarations import REQUEST_FIELDS, WRITE_ONLY, Declaration
+from funcware.effects.declarations import REQUEST_FIELDS, Declaration
 from funcware.errors import UndeclaredEffectError
 from funcware.hooks.middleware import NODE_HOOKS, HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse
@@ -40,6 +43,7 @@ class _Watch:
 
     def __init__(self, impl: HookImpl, decl: Declaration, request: Any) -> None:
         self.impl, self.decl, self.request = impl, decl, request
+        self.writes = decl.writes_in(impl.hook)
         self.calls = 0
         self.pending: UndeclaredEffectError | None = None
         self.escaped: BaseException | None = None
@@ -50,7 +54,7 @@ class _Watch:
         self.call = None if model else _call_snapshot(request.tool_call)
 
     def need(self, effect: str, what: str) -> None:
-        if self.pending is None and effect not in self.decl.writes:
+        if self.pending is None and effect not in self.writes:
             self.pending = _error(self.impl, self.decl, effect, what)
         if self.pending is not None:
             raise self.pending
@@ -66,11 +70,13 @@ class _Watch:
             self.need("tool.args", "changed the tool call's name or arguments")
 
     def after_handler(self, response: Any) -> None:
+        self.escaped = None
         self.last = response
         self.last_content = contents_of(response)
 
     def failed(self, exc: BaseException) -> None:
         self.escaped = exc
+        self.last = None
 
     def raised(self, exc: BaseException) -> None:
         if self.pending is not None and exc is not self.pending:
@@ -86,12 +92,18 @@ class _Watch:
             self.need("handler.skip", "returned without calling its handler")
         elif self.impl.hook == "wrap_model_call":
             base = result.model_response if isinstance(result, ExtendedModelResponse) else result
-            if not _same_model_result(base, self.last, self.last_content):
-                self.need("model.result", "returned a model result other than its handler's")
+            if self.escaped is not None and self.last is None:
+                self.need("model.error.recover", "returned an answer where its handler raised")
+            elif not _same_model_result(base, self.last, self.last_content):
+                self.need(
+                    "model.answer.rewrite", "returned a model result other than its handler's"
+                )
             own = result.command if isinstance(result, ExtendedModelResponse) else None
         else:
-            if result is not self.last or contents_of(result) != self.last_content:
-                self.need("tool.result", "returned a tool result other than its handler's")
+            if self.escaped is not None and self.last is None:
+                self.need("tool.error.recover", "returned an answer where its handler raised")
+            elif result is not self.last or contents_of(result) != self.last_content:
+                self.need("tool.answer.rewrite", "returned a tool result other than its handler's")
             else:
                 own = None
         if own is not None and isinstance(own, Command):
@@ -99,7 +111,7 @@ class _Watch:
 
 
 def _error(impl: HookImpl, decl: Declaration, effect: str, what: str) -> UndeclaredEffectError:
-    declared = ", ".join(sorted(decl.writes)) or "nothing"
+    declared = ", ".join(sorted(decl.declared_writes(impl.hook))) or "nothing"
     return UndeclaredEffectError(
         f"{impl.describe()} {what}: effect {effect!r}, which it did not declare "
         f"(it declares writes=[{declared}]). Add {effect!r} to its writes= (the hook "
@@ -108,27 +120,31 @@ def _error(impl: HookImpl, decl: Declaration, effect: str, what: str) -> Undecla
 
 
 def _check_writes(impl: HookImpl, decl: Declaration, result: object, state: object = None) -> None:
+    writes = decl.writes_in(impl.hook)
     for key in written_keys(result):
         if key == "messages" and impl.hook in NODE_HOOKS:
             _check_messages(impl, decl, result, state)
-        elif key == "messages" and decl.writes & WRITE_ONLY:
+        elif key == "messages" and writes & _MESSAGE_KINDS:
             continue  # a wrap's command: its messages are new whatever they are
-        elif key != "jump_to" and f"state.{key}" not in decl.writes:
+        elif key != "jump_to" and f"state.{key}" not in writes:
             raise _error(impl, decl, f"state.{key}", f"wrote state key {key!r}")
 
 
 _KINDS = {
     "messages.answer": "answered a pending tool call with a ToolMessage",
-    "messages.rewrite": "replaced or removed a message already in the state",
+    "messages.rewrite.text": "replaced or removed a message already in the state",
+    "messages.rewrite.calls": "added or changed a tool call of a message already in the state",
     "messages.append": "appended a message",
 }
+_MESSAGE_KINDS = frozenset(_KINDS) | {"messages.rewrite"}
 
 
 def _check_messages(impl: HookImpl, decl: Declaration, result: object, state: object) -> None:
     """``messages`` written by a node hook: each kind of change declared (see the top)."""
-    fine = decl.writes & WRITE_ONLY
+    writes = decl.writes_in(impl.hook)
+    fine = writes & _MESSAGE_KINDS
     if not fine:
-        if "state.messages" not in decl.writes:
+        if "state.messages" not in writes:
             kinds = ", ".join(repr(k) for k in _message_effects(result, state))
             raise _error(impl, decl, "state.messages", f"wrote state key 'messages' (as {kinds})")
         return
@@ -148,12 +164,14 @@ def _message_effects(result: object, state: object) -> list[str]:
         values = []
     items = [m for v in values for m in (v if isinstance(v, (list, tuple)) else [v])]
     current = state.get("messages", []) if isinstance(state, Mapping) else []
-    known = {m.id for m in current if isinstance(m, BaseMessage) and m.id}
+    known = {m.id: m for m in current if isinstance(m, BaseMessage) and m.id}
     found: list[str] = []
     for item in items:
         message = item if isinstance(item, BaseMessage) else _as_message(item)
-        if isinstance(message, RemoveMessage) or (message is not None and message.id in known):
-            effect = "messages.rewrite"
+        if isinstance(message, RemoveMessage):
+            effect = "messages.rewrite.text"
+        elif message is not None and message.id in known:
+            effect = _rewrite(known[message.id], message)
         elif isinstance(message, ToolMessage):
             effect = "messages.answer"
         else:
@@ -161,6 +179,17 @@ def _message_effects(result: object, state: object) -> list[str]:
         if effect not in found:
             found.append(effect)
     return found
+
+
+def _rewrite(old: BaseMessage, new: BaseMessage) -> str:
+    """``messages.rewrite.calls`` if ``new`` adds or changes a tool call of ``old``."""
+    before = {_call_key(c) for c in getattr(old, "tool_calls", None) or []}
+    after = {_call_key(c) for c in getattr(new, "tool_calls", None) or []}
+    return "messages.rewrite.text" if after <= before else "messages.rewrite.calls"
+
+
+def _call_key(call: Any) -> tuple[Any, str, str]:
+    return call.get("id"), str(call.get("name")), repr(call.get("args"))
 
 
 def _as_message(item: object) -> BaseMessage | None:
@@ -234,7 +263,7 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
         return result
 
     def interrupted(exc: BaseException) -> None:
-        if isinstance(exc, GraphInterrupt) and "interrupt" not in decl.writes:
+        if isinstance(exc, GraphInterrupt) and "interrupt" not in decl.writes_in(impl.hook):
             raise _error(impl, decl, "interrupt", "raised an interrupt") from exc
 
     sync, async_ = impl.sync, impl.async_

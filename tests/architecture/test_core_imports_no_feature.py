@@ -29,6 +29,7 @@ FEATURES = (
     "funcware.structured_output",
     "funcware.explain",
     "funcware.interop",
+    "funcware.temporal",
     "funcware.testing",
     "funcware.cookbook",
 )

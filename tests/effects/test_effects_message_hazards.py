@@ -89,7 +89,8 @@ def test_an_answer_before_a_reader_by_position_warns_naming_both_and_the_fix() -
         "'approve', which reads messages by position (messages.tail), no longer sees the "
         "model's answer. Fix: have 'approve' find what it looks for robustly "
         "(messages.latest), or list 'approve' after 'limit' so its after_model runs first "
-        "(or declare inside=['limit'] on 'approve')."
+        "(or declare inside=['limit'] on 'approve'; for a middleware you did not write, list "
+        "funcware.effects.declare(approve, inside=['limit']) in its place)."
     ) in text
     assert build([limit, approve_tail]) == []
 
@@ -101,7 +102,7 @@ def test_an_append_before_a_tail_reader_in_before_model_warns() -> None:
     assert text.startswith(f"middleware {at(reminder)} and {at(guard)}: in before_model, ")
     assert "no longer sees the latest message (the user's turn or the tool results)" in text
     assert "list 'guard' before 'reminder' so its before_model runs first" in text
-    assert "(or declare outside=['reminder'] on 'guard')" in text
+    assert "(or declare outside=['reminder'] on 'guard'; for a middleware" in text
     assert build([guard, reminder]) == []
 
 
@@ -124,31 +125,86 @@ def test_two_tail_readers_that_answer_warn_in_either_order() -> None:
         assert "in either order one hides it from the other" in text
 
 
-def test_a_rewrite_after_an_approval_warns() -> None:
+def test_a_change_of_tool_calls_after_an_approval_warns() -> None:
     editor = node(after_model, "editor", reads=["messages.latest"], writes=["messages.rewrite"])
     # [editor, approve]: approve (inner) runs first in after_model, editor rewrites after it.
     (text,) = build([editor, approve])
     assert text.startswith(f"middleware {at(approve)} and {at(editor)}: ")
     assert (
         "in after_model, 'approve' decides on the model's tool calls (messages.latest, "
-        "interrupt) before 'editor' rewrites messages (messages.rewrite), so the call that "
-        "runs can differ from the one 'approve' approved. Fix: list 'editor' after 'approve' "
-        "so its after_model runs first (or declare inside=['approve'] on 'editor')."
+        "interrupt) before 'editor' changes tool calls (messages.rewrite.calls) without "
+        "asking anyone, so the call that runs can differ from the one 'approve' approved. "
+        "Fix: list 'editor' after 'approve' so its after_model runs first (or declare "
+        "inside=['approve'] on 'editor'; for a middleware you did not write, list "
+        "funcware.effects.declare(editor, inside=['approve']) in its place)."
     ) in text
     assert build([approve, editor]) == []
 
 
-def test_an_answer_writing_layer_inside_a_fallback_warns() -> None:
-    fallback = model_wrap("fallback", reads=["model.error"], writes=["handler.retry"])
-    retry = model_wrap("retry", writes=["model.result", "handler.retry"])
-    (text,) = build([fallback, retry])
-    assert text == (
-        f"middleware {at(fallback)} and {at(retry)}: 'retry' sits inside 'fallback' and "
-        "writes model.result, so a failed model call can reach 'fallback' as an answer and "
-        "'fallback', which acts on failed calls (model.error), is never asked. Fix: list "
-        "'retry' before 'fallback' (or declare outside=['fallback'] on 'retry')."
+def test_a_rewrite_of_text_or_by_a_second_reviewer_after_an_approval_is_silent() -> None:
+    # Masking what a message says never makes a call run that was not approved ...
+    masker = node(
+        after_model, "editor", reads=["messages.latest"], writes=["messages.rewrite.text"]
     )
-    assert build([retry, fallback]) == []
+    assert build([masker, approve]) == []
+    # ... and a call changed by another human reviewer was decided by a human.
+    reviewer = node(
+        after_model, "editor", reads=["messages.latest"], writes=["messages.rewrite", "interrupt"]
+    )
+    assert build([reviewer, approve]) == []
+
+
+def test_an_error_recovering_layer_inside_a_fallback_warns() -> None:
+    fallback = model_wrap("fallback", reads=["model.error"], writes=["handler.retry"])
+    for writes in (["model.error.recover"], ["model.result"]):  # the coarse name: maybe
+        retry = model_wrap("retry", writes=[*writes, "handler.retry"])
+        (text,) = build([fallback, retry])
+        assert text == (
+            f"middleware {at(fallback)} and {at(retry)}: 'retry' sits inside 'fallback' and "
+            "turns a failed model call into an answer (model.error.recover), so 'fallback', "
+            "which acts on failed model calls (model.error), gets that answer and is never "
+            "asked. Fix: list 'retry' before 'fallback' (or declare outside=['fallback'] on "
+            "'retry'; for a middleware you did not write, list "
+            "funcware.effects.declare(retry, outside=['fallback']) in its place)."
+        )
+        assert build([retry, fallback]) == []
+
+
+def test_an_answer_rewriting_layer_inside_a_retry_is_silent() -> None:
+    # The false warning: a redaction rewrites answers, it never hides an error.
+    retry = model_wrap("retry", reads=["model.error"], writes=["handler.retry"])
+    redact = model_wrap("redact", reads=["model.result"], writes=["model.answer.rewrite"])
+    assert build([retry, redact]) == []
+
+
+def test_an_error_recovering_tool_layer_inside_a_tool_retry_warns() -> None:
+    def layer(request: Any, handler: Any) -> Any:
+        return handler(request)
+
+    retry = wrap_tool_call(name="retry", reads=["tool.error"], writes=["handler.retry"])(layer)
+    errors = wrap_tool_call(name="errors", writes=["tool.error.recover"])(layer)
+    (text,) = build([retry, errors])
+    assert "'errors' sits inside 'retry' and turns a failed tool call into an answer" in text
+    assert build([errors, retry]) == []
+    redact = wrap_tool_call(name="errors", writes=["tool.answer.rewrite"])(layer)
+    assert build([retry, redact]) == []
+
+
+def test_a_layer_replacing_a_request_field_inside_one_that_set_it_warns() -> None:
+    chooser = model_wrap("chooser", reads=["request.messages"], writes=["request.model"])
+    router = model_wrap("router", reads=["request.messages"], writes=["request.model"])
+    (text,) = build([chooser, router])
+    assert text.startswith(f"middleware {at(chooser)} and {at(router)}: ")
+    assert (
+        "'router' sits inside 'chooser' and sets request.model on every call without "
+        "reading it, so what 'chooser' put there never reaches the model"
+    ) in text
+    fallback = model_wrap("fallback", reads=["model.error"], writes=["request.model"])
+    (text,) = build([fallback, router])
+    assert "so the fallback request.model 'fallback' retries with is replaced" in text
+    # A fallback inside, or a layer that edits what is there, replaces nothing.
+    editor = model_wrap("router", reads=["request.model"], writes=["request.model"])
+    assert build([router, fallback]) == build([chooser, editor]) == []
 
 
 def test_a_jump_to_end_before_a_model_call_counter_warns() -> None:

@@ -314,7 +314,7 @@ def test_bad_order_and_effects_values() -> None:
         create_agent(model(), effects="loud")  # type: ignore[arg-type]
 
 
-# -- conflicts: warnings ----------------------------------------------------------------------
+# -- conflicts: listed, not warned; hazards: warned ----------------------------------------
 
 
 def build_warnings(middleware: list[Any], **options: Any) -> list[str]:
@@ -324,86 +324,89 @@ def build_warnings(middleware: list[Any], **options: Any) -> list[str]:
     return [str(w.message) for w in caught if issubclass(w.category, MiddlewareOrderWarning)]
 
 
-def test_write_write_conflict_warns_once_per_pair_pointing_at_the_caller() -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        create_agent(
-            model(),
-            middleware=[
-                wrap("router", writes=["request.model"]),
-                wrap("fallback", writes=["request.model"]),
-            ],
-        )
-    (warning,) = [w for w in caught if issubclass(w.category, MiddlewareOrderWarning)]
-    assert warning.filename == __file__
-    text = str(warning.message)
+def conflicts(middleware: list[Any]) -> list[str]:
+    """The conflicts ``explain()`` lists for an agent of ``middleware`` (built silently)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MiddlewareOrderWarning)
+        agent = create_agent(model(), middleware=middleware)
+    return [c.message for c in explain(agent).conflicts]
+
+
+def test_a_write_write_conflict_is_listed_with_both_fixes_but_not_warned() -> None:
+    # Two writers of one field in an undeclared order: the order is not said, not wrong.
+    (text,) = conflicts(
+        [wrap("router", writes=["state.route"]), wrap("fallback", writes=["state.route"])]
+    )
     assert re.match(
-        r"middleware 'router' \(.*:\d+\) and 'fallback' \(.*:\d+\): both write request.model, "
+        r"middleware 'router' \(.*:\d+\) and 'fallback' \(.*:\d+\): both write state.route, "
         r"and no constraint says which goes first \(now 'router' sits outside 'fallback'\)\. "
-        r"Declare the order you mean: outside=\['fallback'\] on 'router' \(or inside=\['router'\] "
-        r"on 'fallback'\), or the other way round\.",
+        r"Declare the order you mean: declare outside=\['fallback'\] on 'router'; for a "
+        r"middleware you did not write, list funcware.effects.declare\(router, "
+        r"outside=\['fallback'\]\) in its place, or the other way round",
         text,
     )
 
 
-def test_write_read_conflict_warns() -> None:
-    (text,) = build_warnings(
+def test_a_write_read_conflict_is_listed() -> None:
+    (text,) = conflicts(
         [wrap("reader", reads=["request.tools"]), wrap("writer", writes=["request.tools"])]
     )
     assert "'writer' writes request.tools, which 'reader' reads" in text
 
 
-def test_the_merged_messages_channel_alone_is_no_conflict() -> None:
-    """Every hook reads ``messages`` and its reducer merges writes: no warning for it alone."""
-    assert (
-        build_warnings(
-            [
-                wrap("a", reads=["state.messages"], writes=["state.messages"]),
-                wrap("b", reads=["state.messages"], writes=["state.messages"]),
-            ]
+def test_a_hazard_warns_once_pointing_at_the_caller() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        create_agent(
+            model(),
+            middleware=[
+                wrap("fallback", reads=["model.error"], writes=["request.model", "handler.retry"]),
+                wrap("router", writes=["request.model"]),
+            ],
         )
-        == []
+    (warning,) = [w for w in caught if issubclass(w.category, MiddlewareOrderWarning)]
+    assert warning.filename == __file__
+    assert "'router' sits inside 'fallback' and sets request.model on every call" in str(
+        warning.message
     )
-    (text,) = build_warnings(
-        [
-            wrap("a", writes=["state.messages", "state.x"]),
-            wrap("b", writes=["state.messages", "state.x"]),
-        ]
-    )
+
+
+def test_the_merged_messages_channel_alone_is_no_conflict() -> None:
+    """Every hook reads ``messages`` and its reducer merges writes: no conflict for it alone."""
+    both = [wrap(n, reads=["state.messages"], writes=["state.messages"]) for n in "ab"]
+    assert conflicts(both) == []
+    (text,) = conflicts([wrap(n, writes=["state.messages", "state.x"]) for n in "ab"])
     assert "both write state.x," in text
 
 
-def test_a_constraint_even_through_others_silences_the_warning() -> None:
+def test_a_constraint_even_through_others_silences_the_conflict() -> None:
     a = wrap("a", writes=["state.x"], outside=["m"])
     m = wrap("m", outside=["b"])
     b = wrap("b", writes=["state.x"])
-    assert build_warnings([a, m, b]) == []
+    assert conflicts([a, m, b]) == []
 
 
 def test_undeclared_and_behaviour_effects_never_conflict() -> None:
-    assert (
-        build_warnings(
-            [
-                wrap("a", writes=["handler.retry", "interrupt"]),
-                wrap("b", writes=["handler.retry", "interrupt"]),
-            ]
-        )
-        == []
-    )
-    assert build_warnings([wrap("a", writes=["request.model"]), wrap("plain")]) == []
+    behaviours = [wrap(n, writes=["handler.retry", "interrupt"]) for n in "ab"]
+    assert conflicts(behaviours) == []
+    assert conflicts([wrap("a", writes=["request.model"]), wrap("plain")]) == []
 
 
-def test_strict_effects_make_a_conflict_an_error() -> None:
-    text = order_error(
-        [wrap("a", writes=["request.model"]), wrap("b", writes=["request.model"])], effects="strict"
-    )
-    assert "both write request.model" in text and "(an error with effects='strict')" in text
+def test_strict_effects_make_a_hazard_an_error_but_not_a_conflict() -> None:
+    fallback = wrap("fallback", reads=["model.error"], writes=["request.model", "handler.retry"])
+    text = order_error([fallback, wrap("router", writes=["request.model"])], effects="strict")
+    assert "sets request.model on every call" in text and "(an error with effects='strict')" in text
+    writers = [wrap(n, writes=["state.x"]) for n in "ab"]
+    create_agent(model(), middleware=writers, effects="strict")
 
 
 def test_compose_is_silent_and_the_agent_warns_once() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        both = compose(wrap("a", writes=["state.x"]), wrap("b", writes=["state.x"]))
+        both = compose(
+            wrap("a", reads=["model.error"], writes=["handler.retry"]),
+            wrap("b", writes=["model.error.recover"]),
+        )
     assert [w for w in caught if issubclass(w.category, MiddlewareOrderWarning)] == []
     assert len(build_warnings([both])) == 1
 

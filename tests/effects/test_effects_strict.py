@@ -50,6 +50,7 @@ def echo(text: str) -> str:
 
 EXTRA_TOOL = {"type": "function", "function": {"name": "extra", "parameters": {}}}
 OTHER = ScriptedChatModel(responses=["from the other model"] * 1000)
+DOWN = ScriptedChatModel(responses=[ConnectionError("down")] * 1000)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Plan:
     finish: Callable[[Any, Any], Any] = lambda request, response: response
     also: tuple[str, ...] = ()
     """Effects the layer has before this one (declared in both tests)."""
+    catch: bool = False
+    """Whether the layer turns its handler's error into ``finish(request, None)``."""
 
 
 def _tool_message(request: Any, text: str) -> ToolMessage:
@@ -81,7 +84,13 @@ MODEL_CASES: dict[str, Plan] = {
     "request.model_settings": Plan(prepare=lambda r: r.override(model_settings={"t": 1})),
     "handler.retry": Plan(calls=2),
     "handler.skip": Plan(calls=0, finish=lambda req, resp: AIMessage("skipped")),
-    "model.result": Plan(finish=lambda req, resp: AIMessage("replaced")),
+    "model.answer.rewrite": Plan(finish=lambda req, resp: AIMessage("replaced")),
+    "model.error.recover": Plan(
+        prepare=lambda r: r.override(model=DOWN),
+        finish=lambda req, resp: AIMessage("the model is down"),
+        also=("request.model",),
+        catch=True,
+    ),
     "state.x": Plan(finish=lambda req, resp: ExtendedModelResponse(resp, Command(update={"x": 1}))),
 }
 
@@ -89,7 +98,7 @@ TOOL_CASES: dict[str, Plan] = {
     "tool.args": Plan(
         prepare=lambda r: r.override(tool_call={**r.tool_call, "args": {"text": "edited"}})
     ),
-    "tool.result": Plan(finish=lambda req, resp: _tool_message(req, "replaced")),
+    "tool.answer.rewrite": Plan(finish=lambda req, resp: _tool_message(req, "replaced")),
     "handler.retry": Plan(calls=2),
     "handler.skip": Plan(calls=0, finish=lambda req, resp: _tool_message(req, "skipped")),
     "state.x": Plan(
@@ -106,7 +115,11 @@ def sync_layer(plan: Plan) -> Callable[[Any, Any], Any]:
         passed = plan.prepare(request)
         response = None
         for _ in range(plan.calls):
-            response = handler(passed)
+            try:
+                response = handler(passed)
+            except ConnectionError:
+                if not plan.catch:
+                    raise
         return plan.finish(request, response)
 
     return layer
@@ -117,7 +130,11 @@ def async_layer(plan: Plan) -> Callable[[Any, Any], Any]:
         passed = plan.prepare(request)
         response = None
         for _ in range(plan.calls):
-            response = await handler(passed)
+            try:
+                response = await handler(passed)
+            except ConnectionError:
+                if not plan.catch:
+                    raise
         return plan.finish(request, response)
 
     return layer
@@ -334,8 +351,10 @@ def test_a_wrap_interrupt_is_watched_but_one_from_inside_passes() -> None:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_run_hook_is_strict_by_default(mode: str) -> None:
-    layer = decorated("wrap_model_call", MODEL_CASES["model.result"], mode == "async", writes=[])
-    with pytest.raises(UndeclaredEffectError, match=r"'model\.result'"):
+    layer = decorated(
+        "wrap_model_call", MODEL_CASES["model.answer.rewrite"], mode == "async", writes=[]
+    )
+    with pytest.raises(UndeclaredEffectError, match=r"'model\.answer\.rewrite'"):
         run_hook(layer, "wrap_model_call", responses=["ok"], mode=mode)  # type: ignore[arg-type]
     result = run_hook(layer, "wrap_model_call", responses=["ok"], mode=mode, effects="warn")  # type: ignore[arg-type]
     assert result.returned.result[0].content == "replaced"

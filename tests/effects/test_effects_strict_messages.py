@@ -42,7 +42,12 @@ STATE = {"messages": [HumanMessage("hi", id="h-1"), PROPOSAL]}
 
 CHANGES: dict[str, Any] = {
     "messages.answer": lambda: [ToolMessage("refused", tool_call_id="c1", status="error")],
-    "messages.rewrite": lambda: [PROPOSAL.model_copy(update={"tool_calls": []})],
+    "messages.rewrite.text": lambda: [PROPOSAL.model_copy(update={"tool_calls": []})],
+    "messages.rewrite.calls": lambda: [
+        PROPOSAL.model_copy(
+            update={"tool_calls": [{"name": "echo", "args": {"text": "edited"}, "id": "c1"}]}
+        )
+    ],
     "messages.append": lambda: [AIMessage("a reminder")],
 }
 REMOVAL = lambda: [RemoveMessage(id="h-1")]  # noqa: E731
@@ -89,10 +94,18 @@ def test_an_undeclared_kind_of_message_change_is_refused(
     run(hook([effect], CHANGES[effect], command=command, is_async=is_async), is_async)
 
 
-def test_a_removal_is_a_rewrite() -> None:
-    with pytest.raises(UndeclaredEffectError, match=r"effect 'messages.rewrite'"):
+def test_a_removal_is_a_rewrite_of_text() -> None:
+    with pytest.raises(UndeclaredEffectError, match=r"effect 'messages.rewrite.text'"):
         run_hook(hook(["messages.append"], REMOVAL), "after_model", state=STATE)
-    run_hook(hook(["messages.rewrite"], REMOVAL), "after_model", state=STATE)
+    run_hook(hook(["messages.rewrite.text"], REMOVAL), "after_model", state=STATE)
+
+
+def test_the_coarse_rewrite_allows_both_kinds_of_rewrite() -> None:
+    for effect in ("messages.rewrite.text", "messages.rewrite.calls"):
+        run_hook(hook(["messages.rewrite"], CHANGES[effect]), "after_model", state=STATE)
+    masker = hook(["messages.rewrite.text"], CHANGES["messages.rewrite.calls"])
+    with pytest.raises(UndeclaredEffectError, match=r"added or changed a tool call"):
+        run_hook(masker, "after_model", state=STATE)
 
 
 def test_the_coarse_name_allows_every_kind() -> None:

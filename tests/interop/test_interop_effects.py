@@ -65,7 +65,7 @@ def test_auto_mode_outside_human_review_is_refused_with_the_fix() -> None:
 def test_the_table_declares_the_built_ins() -> None:
     retry = lc.ModelRetryMiddleware()
     decl = declarations(retry)
-    assert decl is not None and decl.writes == {"handler.retry", "model.result"}
+    assert decl is not None and decl.writes == {"handler.retry", "model.error.recover"}
     assert declarations(lc.ModelFallbackMiddleware(ScriptedChatModel(responses=[]))) is not None
 
 

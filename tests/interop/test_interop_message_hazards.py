@@ -79,20 +79,27 @@ def test_a_retry_answering_with_its_error_inside_a_fallback_warns() -> None:
     retry = lc.ModelRetryMiddleware()
     (text,) = build([fallback, retry])
     assert text.startswith(f"middleware {at(fallback)} and {at(retry)}: ")
-    assert "'ModelRetryMiddleware' sits inside 'ModelFallbackMiddleware' and writes" in text
+    assert (
+        "'ModelRetryMiddleware' sits inside 'ModelFallbackMiddleware' and turns a failed "
+        "model call into an answer (model.error.recover)"
+    ) in text
     assert "list 'ModelRetryMiddleware' before 'ModelFallbackMiddleware'" in text
+    assert (  # LangChain's middleware is placed with a stand-in, not re-lifted
+        "funcware.effects.declare(ModelRetryMiddleware(...), "
+        "outside=['ModelFallbackMiddleware']) in its place"
+    ) in text
     assert build([lc.ModelFallbackMiddleware(ScriptedChatModel(responses=[])), retry][::-1]) == []
 
 
 def test_a_retry_that_raises_its_last_error_is_safe_inside_a_fallback() -> None:
     retry = lc.ModelRetryMiddleware(on_failure="error")
     decl = declarations(retry)
-    assert decl is not None and "model.result" not in decl.writes
+    assert decl is not None and "model.error.recover" not in decl.writes_in("wrap_model_call")
     assert build([lc.ModelFallbackMiddleware(ScriptedChatModel(responses=[])), retry]) == []
 
 
 def test_a_tool_call_limit_ending_the_run_before_a_model_call_limit_counts_warns() -> None:
-    calls = lc.ModelCallLimitMiddleware(run_limit=5)
+    calls = lc.ModelCallLimitMiddleware(thread_limit=5)
     ending = lc.ToolCallLimitMiddleware(run_limit=1, exit_behavior="end")
     (text,) = build([calls, ending])
     assert text.startswith(f"middleware {at(ending)} and {at(calls)}: ")
@@ -100,6 +107,8 @@ def test_a_tool_call_limit_ending_the_run_before_a_model_call_limit_counts_warns
     assert build([ending, calls]) == []
     # The default limit answers the calls over it and never jumps.
     assert build([calls, lc.ToolCallLimitMiddleware(run_limit=1)]) == []
+    # With a run limit only, a count skipped by the jump cannot matter: the run ends.
+    assert build([lc.ModelCallLimitMiddleware(run_limit=5), ending]) == []
 
 
 def test_human_review_answering_before_an_outer_tail_reader_warns() -> None:
@@ -131,22 +140,28 @@ def test_the_table_speaks_the_finer_vocabulary() -> None:
 
     hitl = decl(lc.HumanInTheLoopMiddleware(interrupt_on={}))
     assert "messages.latest" in hitl.reads
-    assert {"messages.rewrite", "messages.answer", "interrupt"} <= hitl.writes
+    assert {"messages.rewrite", "messages.answer", "interrupt"} <= hitl.writes_in("after_model")
+    assert {"tool.args", "handler.skip"} <= hitl.writes_in("wrap_tool_call")
+    assert "messages.answer" not in hitl.writes_in("wrap_tool_call")  # declared per hook
     limit = decl(lc.ToolCallLimitMiddleware(run_limit=1))
     assert {"messages.latest", "tool.calls"} <= limit.reads and "messages.answer" in limit.writes
     assert (
         "messages.answer"
         not in decl(lc.ToolCallLimitMiddleware(run_limit=1, exit_behavior="error")).writes
     )
-    calls = decl(lc.ModelCallLimitMiddleware(run_limit=1))
+    calls = decl(lc.ModelCallLimitMiddleware(thread_limit=1))
     assert "model.calls" in calls.reads and "messages.append" in calls.writes
+    assert "model.calls" not in decl(lc.ModelCallLimitMiddleware(run_limit=1)).reads
     assert "model.error" in decl(lc.ModelFallbackMiddleware(ScriptedChatModel(responses=[]))).reads
-    assert "messages.rewrite" in decl(lc.PIIMiddleware("email")).writes
+    assert "messages.rewrite.text" in decl(lc.PIIMiddleware("email")).writes
     summary = decl(bare(lc.SummarizationMiddleware))
-    assert (summary.reads, summary.writes) == ({"messages.history"}, {"messages.rewrite"})
-    assert "model.result" not in decl(lc.ToolRetryMiddleware(on_failure="error")).writes
-    assert "tool.result" not in decl(lc.ToolRetryMiddleware(on_failure="error")).writes
-    assert "tool.result" in decl(lc.ToolRetryMiddleware()).writes
+    assert (summary.reads, summary.writes) == (
+        {"messages.history"},
+        {"messages.rewrite.text", "messages.append"},
+    )
+    assert "tool.error.recover" not in decl(lc.ToolRetryMiddleware(on_failure="error")).writes
+    assert "tool.error" in decl(lc.ToolRetryMiddleware(on_failure="error")).reads
+    assert "tool.error.recover" in decl(lc.ToolRetryMiddleware()).writes
 
 
 # -- the table is true at run time (effects="strict" watches the message writes) --------

@@ -75,6 +75,8 @@ class World:
 
     script: list[Any]
     down: set[str] = field(default_factory=set)
+    up: frozenset[str] | None = None
+    """When set, every agent model but these is down."""
     log: list[tuple[Any, ...]] = field(default_factory=list)
     models: dict[str, ScriptedChatModel] = field(default_factory=dict)
     answers: list[AIMessage] = field(default_factory=list)
@@ -89,7 +91,7 @@ class World:
         return model
 
     def _respond(self, name: str, messages: list[BaseMessage]) -> AIMessage:
-        if name in self.down:
+        if name in self.down or (self.up is not None and name not in self.up):
             raise ConnectionError(f"model {name!r} is down")
         item: Any = "Done."
         if self.cursor < len(self.script):
@@ -214,6 +216,8 @@ class Scenario:
     messages: tuple[BaseMessage, ...] = (HumanMessage("Please refund order A1."),)
     extra: tuple[tuple[str, Any], ...] = ()
     down: frozenset[str] = frozenset()
+    up: frozenset[str] | None = None
+    """When set, every agent model but these is down (``down`` is then unused)."""
 
 
 @dataclass
@@ -231,6 +235,15 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Check:
+    """A further guarantee of one of a member's middleware, with its own scenario."""
+
+    scenario: Scenario
+    holds: Callable[[Run], str | None]
+    guarantee: str
+
+
+@dataclass(frozen=True)
 class Member:
     """A recipe or a built-in as one member of a stack, and its guarantee check (if any)."""
 
@@ -239,6 +252,13 @@ class Member:
     scenario: Scenario | None = None
     holds: Callable[[Run], str | None] | None = None
     guarantee: str = ""
+    more: tuple[Check, ...] = ()
+    """Guarantees of the recipe's other middleware (each checked in every stack too)."""
+
+    def checks(self) -> list[Check]:
+        """Every guarantee check of this member: its recipe's, then the others."""
+        first = [Check(self.scenario, self.holds, self.guarantee or "its guarantee")]
+        return (first if self.scenario and self.holds else []) + list(self.more)
 
 
 SUPPORT = Scenario(
@@ -249,6 +269,14 @@ SUPPORT = Scenario(
     )
 )
 """A support turn: a $500 refund beside a lookup, then another lookup."""
+
+THREE = (
+    HumanMessage("Hello, I bought a lamp."),
+    AIMessage("Thanks! How can I help?"),
+    HumanMessage("It arrived broken; what now?"),
+)
+"""A conversation long enough that the length-based routers pick another model, for
+fallbacks whose every model but the backup is down."""
 
 CONTEXT_NAME = "Ada"
 
@@ -264,16 +292,20 @@ class Outcome:
     run: Run | None = None
 
 
-def run_case(members: Sequence[Member], aimed: Member) -> Outcome:
-    """Build ``members`` in order (first outermost) and run ``aimed``'s scenario."""
-    assert aimed.scenario is not None
-    scenario = aimed.scenario
-    world = World(script=list(scenario.script), down=set(scenario.down))
+def _all_names(middleware: Any) -> list[str]:
+    """The name of ``middleware`` and, for a ``compose()``, of each of its members."""
+    members = getattr(middleware, "members", ())
+    return [middleware.name, *(n for m in members for n in _all_names(m))]
+
+
+def run_case(members: Sequence[Member], scenario: Scenario) -> Outcome:
+    """Build ``members`` in order (first outermost) and run ``scenario``."""
+    world = World(script=list(scenario.script), down=set(scenario.down), up=scenario.up)
     WORLD.append(world)
     try:
         primary = world.model("primary")
         built = {member.name: member.build(world) for member in members}
-        names = {key: [m.name for m in value] for key, value in built.items()}
+        names = {key: [n for m in value for n in _all_names(m)] for key, value in built.items()}
         middleware = [m for value in built.values() for m in value]
         context_type = recipe_module("prompt_from_context").UserContext
         with warnings.catch_warnings(record=True) as caught:
@@ -457,6 +489,13 @@ def cache_block_last(run: Run) -> str | None:
     return None
 
 
+def retried_once(run: Run) -> str | None:
+    """After one connection error, the model was asked again (and answered)."""
+    if not run.world.answers:
+        return "after a connection error the model was not asked again (the error was hidden)"
+    return None
+
+
 def logged_in_pairs(run: Run) -> str | None:
     lines = [r.getMessage() for r in run.world.handles["log"].buffer]
     asked = sum(line.startswith("model call:") for line in lines)
@@ -519,15 +558,16 @@ def summarized(run: Run) -> str | None:
     return None
 
 
-def retried_then_answered(run: Run) -> str | None:
+def retried_then_answered(run: Run, max_retries: int = 2) -> str | None:
     attempts: dict[str, int] = {}
     for event in run.world.log:
         if event[0] == "tool" and event[1] == "flaky":
             attempts[event[2]] = attempts.get(event[2], 0) + 1
     replies = {m.tool_call_id: m for m in run.messages if isinstance(m, ToolMessage)}
     for call_id, count in attempts.items():
-        if count != 3:
-            return f"flaky call {call_id} ran {count} times, not max_retries + 1 = 3"
+        if count != max_retries + 1:
+            expected = max_retries + 1
+            return f"flaky call {call_id} ran {count} times, not max_retries + 1 = {expected}"
         if call_id not in replies or replies[call_id].status != "error":
             return f"flaky call {call_id} did not end as an error ToolMessage"
     return did_not_fail(run)
@@ -699,14 +739,14 @@ RECIPES: list[Member] = [
     Member(
         "model_fallback",
         lambda w: [recipe_module("model_fallback").ModelFallback(w.model("backup"))],
-        Scenario(("(backup) Paris is the capital.",), down=frozenset({"primary"})),
+        Scenario(("(backup) Paris is the capital.",), THREE, up=frozenset({"backup"})),
         fallback_answered,
         "when the model raises, the fallback is asked before the run fails",
     ),
     Member(
         "routed_fallback",
         _routed,
-        Scenario(("(backup) Owls eat mice.",), down=frozenset({"routed_small"})),
+        Scenario(("(backup) Owls eat mice.",), THREE, up=frozenset({"backup2"})),
         fallback_answered,
         "when the routed model raises, the backup answers",
     ),
@@ -741,6 +781,13 @@ RECIPES: list[Member] = [
         ),
         logged_in_pairs,
         "every model call that reaches the logger leaves a request and an outcome line",
+        (
+            Check(
+                Scenario((ConnectionError("reset"), "Ok.")),
+                retried_once,
+                "retry_once asks the model a second time after a connection error",
+            ),
+        ),
     ),
     Member(
         "resilient_hooks",
@@ -874,27 +921,27 @@ def builtins() -> list[Member]:
         ),
         Member(
             "ToolRetryMiddleware",
-            lambda w: [
+            lambda w: [  # one retry fewer than the recipe's: a retry hidden from the other shows
                 lc.ToolRetryMiddleware(
-                    max_retries=2, retry_on=(ConnectionError,), initial_delay=0, jitter=False
+                    max_retries=1, retry_on=(ConnectionError,), initial_delay=0, jitter=False
                 )
             ],
             Scenario((turn(call("flaky", "f1", x=1)), "The service is down.")),
-            retried_then_answered,
+            partial(retried_then_answered, max_retries=1),
         ),
         Member(
             "ModelFallbackMiddleware",
             lambda w: [lc.ModelFallbackMiddleware(w.model("lc_backup"))],
-            Scenario(("(backup) Paris is the capital.",), down=frozenset({"primary"})),
+            Scenario(("(backup) Paris is the capital.",), THREE, up=frozenset({"lc_backup"})),
             fallback_answered,
         ),
         # Bystanders: what they do is pinned by the interop tests; here they only share the
         # stack, and the recipe's guarantee must still hold. ModelRetryMiddleware (not among
-        # the recipes) turns a last failure into an answer by default: inside a
-        # fallback it hides the error the fallback acts on.
+        # the recipes) turns a last failure into an answer by default (here at once, with
+        # no retry): inside a retry or a fallback it hides the error that one acts on.
         Member(
             "ModelRetryMiddleware",
-            lambda w: [lc.ModelRetryMiddleware(max_retries=1, initial_delay=0, jitter=False)],
+            lambda w: [lc.ModelRetryMiddleware(max_retries=0, initial_delay=0, jitter=False)],
         ),
         Member("PIIMiddleware", lambda w: [lc.PIIMiddleware("email", strategy="redact")]),
         Member(
@@ -916,40 +963,57 @@ RAN: dict[str, set[tuple[str, ...]]] = {
 }
 """The stacks the matrix ran, by kind (for the summary pytest prints)."""
 WARNED: set[tuple[str, ...]] = set()
-"""The stacks whose build warned or refused naming their members (the rest kept every
-guarantee); printed beside the counts, so a checker that warns about everything shows."""
+"""The stacks whose build warned or refused naming their members."""
+BROKEN: set[tuple[str, ...]] = set()
+"""The stacks in which some member's guarantee broke (warned or not)."""
+CAUGHT: set[tuple[str, ...]] = set()
+"""The warned stacks in which a guarantee a warning names really broke (true warnings)."""
+MISSED: set[tuple[str, ...]] = set()
+"""The stacks in which a guarantee broke that no warning named (misses)."""
 
 
 def check_stack(members: Sequence[Member], kind: str) -> list[str]:
-    """Run the scenario of every member that has one, in this stack; what broke."""
-    RAN[kind].add(tuple(m.name for m in members))
-    problems = []
+    """Run the scenario of every member that has one, in this stack, whatever the build
+    said; what went wrong: a guarantee that broke with no warning naming it (a miss), or
+    a warning none of whose named guarantees broke (a false warning)."""
+    stack = tuple(m.name for m in members)
+    RAN[kind].add(stack)
+    broke: dict[str, str] = {}
+    said: set[str] = set()
+    names: dict[str, list[str]] = {}
     for aimed in members:
-        if aimed.scenario is not None:
-            problem = verdict(run_case(members, aimed), members, aimed)
-            if problem is not None:
-                problems.append(problem)
-    return problems
-
-
-def verdict(outcome: Outcome, members: Sequence[Member], aimed: Member) -> str | None:
-    """``None`` if the case passes: ``aimed``'s guarantee held, or the build warned or
-    refused with a message naming ``aimed`` and another member (in a pair: both); else
-    what went wrong."""
-    said = [outcome.refused] if outcome.refused else outcome.warnings
-    others = [m for m in members if m is not aimed]
-    for text in said:
-        if _names(text, outcome.names[aimed.name]) and any(
-            _names(text, outcome.names[m.name]) for m in others
+        for check in aimed.checks():
+            outcome = run_case(members, check.scenario)
+            names = outcome.names
+            said.update([outcome.refused] if outcome.refused else outcome.warnings)
+            broken = check.holds(outcome.run) if outcome.run is not None else None
+            if broken is not None and aimed.name not in broke:
+                broke[aimed.name] = f"{check.guarantee}: {broken}"
+    problems = []
+    if said:
+        WARNED.add(stack)
+    if broke:
+        BROKEN.add(stack)
+    label = " > ".join(stack)
+    for text in sorted(said):
+        named = [m.name for m in members if _names(text, names[m.name])]
+        if len(named) < 2 and len(members) > 1:
+            problems.append(f"[{label}] a warning names fewer than two members: {text}")
+        elif not set(named) & set(broke):
+            problems.append(f"[{label}] false warning: every guarantee it names held: {text}")
+        else:
+            CAUGHT.add(stack)
+    for member in members:
+        if member.name not in broke:
+            continue
+        others = [m for m in members if m is not member]
+        if not any(
+            _names(text, names[member.name]) and any(_names(text, names[m.name]) for m in others)
+            for text in said
         ):
-            WARNED.add(tuple(m.name for m in members))
-            return None
-    assert outcome.run is not None and aimed.holds is not None
-    broken = aimed.holds(outcome.run)
-    if broken is None:
-        return None
-    stack = " > ".join(m.name for m in members)
-    return f"[{stack}] {aimed.name} ({aimed.guarantee or 'its guarantee'}) broke: {broken}"
+            MISSED.add(stack)
+            problems.append(f"[{label}] {member.name} broke: {broke[member.name]}")
+    return problems
 
 
 def _names(text: str, names: Sequence[str]) -> bool:

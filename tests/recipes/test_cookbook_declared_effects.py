@@ -80,7 +80,7 @@ def test_every_middleware_of_the_recipe_declares_its_effects(name: str) -> None:
     assert not [w for w in caught if issubclass(w.category, MiddlewareOrderWarning)], name
     assert built, f"{name} built no agent"
     conflicts = [(c.outer, c.inner) for agent in built for c in explain(agent).conflicts]
-    assert conflicts == ([("route_by_length", "fall_back")] if name == "routed_fallback" else [])
+    assert conflicts == ([("fall_back", "route_by_length")] if name == "routed_fallback" else [])
     used = [m for agent in built for m in explain(agent).plan.middleware]
     for agent in built:
         report = explain(agent).ordering
@@ -173,8 +173,8 @@ WRONG = [
         "tool_retry",
         "ToolRetry",
         subclassed(writes=("handler.retry",)),
-        "tool.result",
-        id="tool_retry-result",
+        "tool.error.recover",
+        id="tool_retry-recover",
     ),
     pytest.param(
         "usage_tracking",
@@ -262,3 +262,66 @@ def test_the_cookbook_tests_pass_with_every_agent_strict(tmp_path: Path) -> None
     done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+# -- the orders the recipes' own docs recommend build silently ------------------------------
+
+
+def _recommended_stacks() -> dict[str, list[Any]]:
+    """Each stack a recipe's docstring (or the issue's support agent, built from them) says
+    to use, first outermost."""
+    from funcware.cookbook import (
+        human_approval,
+        logging_around_model,
+        model_fallback,
+        model_retry,
+        outer_wins,
+        pii_redaction,
+        routed_fallback,
+        tool_call_limit,
+        tool_monitoring,
+        tool_retry,
+    )
+    from funcware.testing import ScriptedChatModel
+
+    small, large, backup = (ScriptedChatModel(responses=["ok"]) for _ in range(3))
+    log = logging_around_model
+    approve = human_approval.ApproveToolCalls(
+        {"refund"}, when={"refund": lambda call: call["args"]["amount"] > 100}
+    )
+    return {
+        "logging: retry outside the logger": [log.compose(log.retry_once, log.log_model_call)],
+        "logging: logger outside the retry": [log.compose(log.log_model_call, log.retry_once)],
+        "routed_fallback": [
+            routed_fallback.route_by_length(small, large, 5),
+            routed_fallback.fall_back_to(backup),
+        ],
+        "outer_wins": [outer_wins.review],
+        "tool_retry with a monitor inside": [
+            tool_retry.ToolRetry(),
+            tool_monitoring.ToolMonitor(),
+        ],
+        "model_fallback with a retry inside": [
+            model_fallback.ModelFallback(backup),
+            model_retry.ModelRetry(),
+        ],
+        "the support agent of issue 33": [
+            pii_redaction.pii_redaction,
+            log.compose(log.retry_once, log.log_model_call),
+            model_fallback.ModelFallback(backup),
+            model_retry.ModelRetry(),
+            approve,
+            tool_call_limit.ToolCallLimit(limit=3),
+        ],
+    }
+
+
+@pytest.mark.parametrize("stack", list(_recommended_stacks()))
+def test_every_recipe_stacked_in_the_orders_its_docs_recommend_builds_silently(stack: str) -> None:
+    from funcware.testing import ScriptedChatModel
+
+    middleware = _recommended_stacks()[stack]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MiddlewareOrderWarning)
+        agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=middleware)
+    assert explain(agent).hazards == []

@@ -7,8 +7,12 @@ from funcware.cookbook import routed_fallback
 
 def test_the_unconstrained_pair_warns_naming_both() -> None:
     text = routed_fallback.unordered_warning()
-    assert "middleware 'route_by_length' (" in text and "and 'fall_back' (" in text
-    assert "both write request.model, and no constraint says which goes first" in text
+    assert "middleware 'fall_back' (" in text and "and 'route_by_length' (" in text
+    assert (
+        "'route_by_length' sits inside 'fall_back' and sets request.model on every call "
+        "without reading it, so the fallback request.model 'fall_back' retries with is "
+        "replaced and never reaches the model"
+    ) in text
 
 
 def test_the_wrong_order_is_refused_with_the_fix() -> None:

@@ -1,14 +1,17 @@
-"""Every ordered pair of cookbook recipes keeps both guarantees, or the build names both.
+"""Every ordered pair of cookbook recipes keeps both guarantees, or the build names both;
+and every warning is for a guarantee that really breaks.
 
 For each ordered pair (and sampled triples, and each recipe beside each of LangChain's
 built-ins, in both orders) an agent is built with the stack and runs the scenario aimed at
 each member's guarantee (``recipe_guarantees.RECIPES``: one scenario and one check per
-recipe). A case passes when the guarantee held, or when building the agent warned
-(``MiddlewareOrderWarning``) or refused (``MiddlewareOrderError``) with a message naming
-every member. Recipes left out are in ``recipe_guarantees.EXCLUDED``, each with its reason;
-no pair is skipped. The LangChain cases need the ``langchain`` extra (skipped without it,
-failed when ``FUNCWARE_REQUIRE_LANGCHAIN=1``). The counts of stacks run are printed at the
-end of the session.
+recipe, and a few more for a recipe's other middleware), whatever the build said. A stack
+fails when a guarantee broke and no ``MiddlewareOrderWarning`` (or
+``MiddlewareOrderError``) named its member and another (a miss: recall), or when a warning
+was given none of whose named members' guarantees broke (a false warning: precision).
+Recipes left out are in ``recipe_guarantees.EXCLUDED``, each with its reason; no pair is
+skipped. The LangChain cases need the ``langchain`` extra (skipped without it, failed when
+``FUNCWARE_REQUIRE_LANGCHAIN=1``). The counts of stacks run, and the precision and recall
+of the warnings, are printed at the end of the session.
 
 To see the matrix catch a recipe gone wrong, point it at a broken copy of the recipe:
 ``FUNCWARE_MATRIX_RECIPE=human_approval=/tmp/broken.py pytest <this module>``.
