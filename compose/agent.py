@@ -136,13 +136,14 @@ def create_agent(
     ``UnknownStateKeyWarning`` per middleware, hook and key; ``effects="strict"`` raises
     ``UnknownStateKeyError`` instead.
     """
+    arguments = dict(locals())  # every parameter, as given: how to build this agent again
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
     check_schema(context_schema, "context_schema")
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
     options = {"response_format": response_format, "order": order, "effects": effects}
-    build = seams.Build("create_agent", options)
+    build = seams.Build("create_agent", options, arguments=arguments)
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),
         None if tools is None else check_list(tools, "create_agent", "tools", "tools"),

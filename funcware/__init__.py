@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package
 import funcware.hooks as _hooks_package
-from funcware import effects, guards, interop, policies, structured
+from funcware import effects, guards, interop, policies, runs, structured
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
 from funcware.compose.observing import register_watcher
@@ -39,6 +39,8 @@ from funcware.errors import (
     MiddlewareOrderWarning,
     MissingCheckpointerError,
     NondeterministicHookError,
+    RunClosedError,
+    RunConfigError,
     UndeclaredEffectError,
     UnknownNodeError,
     UnknownStateKeyError,
@@ -46,6 +48,8 @@ from funcware.errors import (
 )
 from funcware.hooks import (
     AgentMiddleware,
+    AgentRequest,
+    AgentResponse,
     AgentState,
     ExtendedModelResponse,
     InputAgentState,
@@ -76,6 +80,7 @@ if TYPE_CHECKING:
     from funcware.explain import Explanation, explain
     from funcware.guards.policy import SlidingWindow, StreamPolicy
     from funcware.policies import run_error
+    from funcware.runs.decorator import wrap_agent_call
     from funcware.structured_output import (
         AutoStrategy,
         MultipleStructuredOutputsError,
@@ -95,6 +100,7 @@ except PackageNotFoundError:  # imported from a checkout that was never installe
 
 # The features, on the core's seams (in the order a build consults them).
 interop.register()
+runs.register()  # before effects: the order checks see the stack a run gets
 effects.register()
 policies.register()
 structured.register()
@@ -107,6 +113,7 @@ _LAZY = {
     "SlidingWindow": "funcware.guards.policy",
     "StreamPolicy": "funcware.guards.policy",
     "run_error": "funcware.policies",
+    "wrap_agent_call": "funcware.runs.decorator",
 }
 """Public names of features, loaded on first use (``from funcware import explain``)."""
 
@@ -178,6 +185,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentMiddleware",
+    "AgentRequest",
+    "AgentResponse",
     "AgentState",
     "AutoStrategy",
     "BrokenStackError",
@@ -208,6 +217,8 @@ __all__ = [
     "ProviderStrategy",
     "ProviderStrategyBinding",
     "ResponseFormat",
+    "RunClosedError",
+    "RunConfigError",
     "Runtime",
     "SlidingWindow",
     "StreamPolicy",
@@ -236,6 +247,7 @@ __all__ = [
     "omit_payload",
     "resolve_trace_policy",
     "run_error",
+    "wrap_agent_call",
     "wrap_model_call",
     "wrap_tool_call",
 ]

@@ -22,6 +22,7 @@ FEATURES = (
     "funcware.effects",
     "funcware.guards",
     "funcware.policies",
+    "funcware.runs",
     "funcware.observe",
     "funcware.structured",
     "funcware.structured_output",
