@@ -405,10 +405,33 @@ class AgentCallWrap:
         kwargs: dict[str, Any],
         run: Callable[..., Iterator[Any]],
     ) -> Iterator[Any]:
-        """``run``'s stream with the layers around it (they run on a worker thread)."""
+        """``run``'s stream with the layers around it."""
         if _READ_TO_THE_END in kwargs:
-            yield from self._collected(graph, input, config, kwargs, run)
-            return
+            return self._collected(graph, input, config, kwargs, run)
+        return self._streamed(graph, input, config, kwargs, run)
+
+    def astream(
+        self,
+        graph: Any,
+        input: Any,
+        config: Any,
+        kwargs: dict[str, Any],
+        run: Callable[..., AsyncIterator[Any]],
+    ) -> AsyncIterator[Any]:
+        """Async :meth:`stream`."""
+        if _READ_TO_THE_END in kwargs:
+            return self._acollected(graph, input, config, kwargs, run)
+        return self._astreamed(graph, input, config, kwargs, run)
+
+    def _streamed(
+        self,
+        graph: Any,
+        input: Any,
+        config: Any,
+        kwargs: dict[str, Any],
+        run: Callable[..., Iterator[Any]],
+    ) -> Iterator[Any]:
+        """``run``'s stream with the layers around it (they run on a worker thread)."""
         to_run: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         to_layers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         closed = [False]
@@ -470,7 +493,7 @@ class AgentCallWrap:
             closed[0] = True
             to_layers.put(("error", RunClosedError("the caller stopped reading this run's stream")))
 
-    async def astream(
+    async def _astreamed(
         self,
         graph: Any,
         input: Any,
@@ -479,10 +502,6 @@ class AgentCallWrap:
         run: Callable[..., AsyncIterator[Any]],
     ) -> AsyncIterator[Any]:
         """``run``'s stream with the layers around it (they run as a task of this loop)."""
-        if _READ_TO_THE_END in kwargs:
-            async for chunk in self._acollected(graph, input, config, kwargs, run):
-                yield chunk
-            return
         to_run: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         to_layers: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         closed = [False]
