@@ -151,6 +151,7 @@ def create_agent(
     "*": {...}}`` maps a node (``"*"``: every node's defaults) to ``add_node``'s
     ``retry_policy``, ``cache_policy``, ``error_handler`` and ``timeout``.
     """
+    arguments = dict(locals())  # every parameter, as given: how to build this agent again
     chat_model = resolve_model(model)
     check_schema(state_schema, "state_schema")
     check_schema(context_schema, "context_schema")
@@ -164,7 +165,7 @@ def create_agent(
         "tool_pairing": tool_pairing,
         "node_policies": node_policies,
     }
-    build = seams.Build("create_agent", options)
+    build = seams.Build("create_agent", options, arguments=arguments)
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),
         None if tools is None else check_list(tools, "create_agent", "tools", "tools"),

@@ -78,6 +78,9 @@ class Build:
     problems: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
     """What a feature keeps between its seams during this build, under its own name."""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    """The caller's own arguments (``create_agent``'s), so a feature can build the same
+    agent again with another middleware list (``funcware.runs``: a stack chosen per run)."""
 
 
 class Feature(Protocol):

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package
 import funcware.hooks as _hooks_package
-from funcware import effects, guards, interop, nodes, pairing, policies, structured
+from funcware import effects, guards, interop, nodes, pairing, policies, runs, structured
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
 from funcware.compose.observing import register_watcher
@@ -40,6 +40,8 @@ from funcware.errors import (
     MiddlewareOrderWarning,
     MissingCheckpointerError,
     NondeterministicHookError,
+    RunClosedError,
+    RunConfigError,
     ToolCallPairingError,
     ToolCallPairingWarning,
     UndeclaredEffectError,
@@ -49,6 +51,8 @@ from funcware.errors import (
 )
 from funcware.hooks import (
     AgentMiddleware,
+    AgentRequest,
+    AgentResponse,
     AgentState,
     ExtendedModelResponse,
     InputAgentState,
@@ -79,6 +83,7 @@ if TYPE_CHECKING:
     from funcware.explain import Explanation, explain
     from funcware.guards.policy import SlidingWindow, StreamPolicy
     from funcware.policies import run_error
+    from funcware.runs.decorator import wrap_agent_call
     from funcware.structured_output import (
         AutoStrategy,
         MultipleStructuredOutputsError,
@@ -98,6 +103,7 @@ except PackageNotFoundError:  # imported from a checkout that was never installe
 
 # The features, on the core's seams (in the order a build consults them).
 interop.register()
+runs.register()  # before effects: the order checks see the stack a run gets
 effects.register()
 policies.register()
 structured.register()
@@ -112,6 +118,7 @@ _LAZY = {
     "SlidingWindow": "funcware.guards.policy",
     "StreamPolicy": "funcware.guards.policy",
     "run_error": "funcware.policies",
+    "wrap_agent_call": "funcware.runs.decorator",
 }
 """Public names of features, loaded on first use (``from funcware import explain``)."""
 
@@ -183,6 +190,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AgentMiddleware",
+    "AgentRequest",
+    "AgentResponse",
     "AgentState",
     "AutoStrategy",
     "BrokenStackError",
@@ -214,6 +223,8 @@ __all__ = [
     "ProviderStrategyBinding",
     "Replacement",
     "ResponseFormat",
+    "RunClosedError",
+    "RunConfigError",
     "Runtime",
     "SlidingWindow",
     "StreamPolicy",
@@ -245,6 +256,7 @@ __all__ = [
     "replace",
     "resolve_trace_policy",
     "run_error",
+    "wrap_agent_call",
     "wrap_model_call",
     "wrap_tool_call",
 ]

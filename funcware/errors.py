@@ -20,6 +20,8 @@ __all__ = [
     "MiddlewareOrderWarning",
     "MissingCheckpointerError",
     "NondeterministicHookError",
+    "RunClosedError",
+    "RunConfigError",
     "ToolCallPairingError",
     "ToolCallPairingWarning",
     "UndeclaredEffectError",
@@ -36,6 +38,16 @@ class FuncwareDeprecationWarning(DeprecationWarning):
     A ``DeprecationWarning``, so Python shows it in ``__main__`` and under pytest; turn it
     into an error with ``-W error::funcware.FuncwareDeprecationWarning``.
     """
+
+
+class RunConfigError(ValueError):
+    """A run's ``config["configurable"]["funcware"]`` asks for a stack the agent cannot run:
+    an unknown name, a middleware that may not be switched off, a malformed request."""
+
+
+class RunClosedError(RuntimeError):
+    """A ``wrap_agent_call`` layer asked for another attempt after the caller stopped
+    reading the run's stream (the run is over; the layer's handler refuses)."""
 
 
 class BrokenStackError(ValueError):

@@ -13,7 +13,7 @@ an agent prepared for Temporal (``funcware.temporal``), where each step runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Annotated, Any, get_args, get_origin
@@ -29,6 +29,7 @@ from funcware.effects.ordering import Conflict, OrderReport
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 from funcware.observe.record import RunRecord, beside_plan
+from funcware.runs.layers import agent_layers
 from funcware.structured.runtime import describe_format
 
 __all__ = ["Explanation", "explain"]
@@ -133,6 +134,10 @@ class Explanation:
         plan, hooks = self.plan, self.plan.hooks
         names = ", ".join(m.name for m in plan.middleware) or "none"
         out = [f"{len(plan.middleware)} middleware: {names}"]
+        layers = agent_layers(plan.middleware)
+        if layers:
+            wraps = [layer.name for layer in layers]
+            out.append(f"  {'agent call':<13} " + " ( ".join([*wraps, "run"]) + " )" * len(wraps))
         out.append(self._hook_line("before_agent", hooks["before_agent"]))
         out.append(self._hook_line("before_model", hooks["before_model"]))
         out.append(self._onion_line("model call", hooks["wrap_model_call"], "model"))
@@ -218,14 +223,20 @@ def _quote(label: str) -> str:
     return '"' + label.replace('"', "'") + '"'
 
 
-def explain(target: Any, *, run: RunRecord | None = None) -> Explanation:
+def explain(target: Any, *, run: RunRecord | Mapping[str, Any] | None = None) -> Explanation:
     """Describe a middleware list (or a single middleware) or an agent from ``create_agent``.
 
     With ``run`` (from ``funcware.observe.record()``), what each hook did on that run is
-    shown beside the plan, then the run's timeline.
+    shown beside the plan, then the run's timeline. With ``run`` a run's config, the plan is
+    the stack that run gets (``config["configurable"]["funcware"]``, see
+    ``funcware.runs.per_run``).
     """
     plan = getattr(target, "plan", None)
     if isinstance(target, AgentGraph) and isinstance(plan, AgentPlan):
+        if isinstance(run, Mapping):
+            from funcware.runs.per_run import plan_for
+
+            return Explanation(plan_for(target, run))
         return Explanation(plan, run)
     if hasattr(target, "get_graph"):
         raise TypeError(
@@ -241,7 +252,10 @@ def explain(target: Any, *, run: RunRecord | None = None) -> Explanation:
             f"explain() got {target!r} ({type(target).__name__}); it takes a middleware, a "
             "list of middleware, or an agent built by funcware.create_agent."
         )
-    return Explanation(AgentPlan.build(middleware, strict=False, place="explain([...])[{}]"), run)
+    record = run if isinstance(run, RunRecord) else None
+    return Explanation(
+        AgentPlan.build(middleware, strict=False, place="explain([...])[{}]"), record
+    )
 
 
 def _run_lines(plan: AgentPlan, run: RunRecord) -> list[str]:

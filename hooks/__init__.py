@@ -23,6 +23,8 @@ from funcware.hooks.internal_calls import internal_call_metadata
 from funcware.hooks.middleware import AgentMiddleware
 from funcware.hooks.moved import moved
 from funcware.hooks.types import (
+    AgentRequest,
+    AgentResponse,
     AgentState,
     ExtendedModelResponse,
     InputAgentState,
@@ -41,6 +43,8 @@ from funcware.hooks.types import (
 
 __all__ = [
     "AgentMiddleware",
+    "AgentRequest",
+    "AgentResponse",
     "AgentState",
     "ExtendedModelResponse",
     "FunctionMiddleware",

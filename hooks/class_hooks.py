@@ -25,7 +25,7 @@ STATE_ONLY = "state-only"
 """The arity of a node hook method that takes ``(self, state)``."""
 
 _NODE = ("before_agent", "before_model", "after_model", "after_agent")
-_WRAP = ("wrap_model_call", "wrap_tool_call")
+_WRAP = ("wrap_model_call", "wrap_tool_call", "wrap_agent_call")
 _METHODS = tuple(name for hook in _NODE + _WRAP for name in (hook, "a" + hook))
 
 _INJECTABLE = frozenset(key for key, *_ in KWARGS_CONFIG_KEYS) | {"runtime"}

@@ -26,6 +26,8 @@ from funcware.hooks.class_hooks import check_class
 from funcware.hooks.injection import PLAIN, Injection, injection_for
 from funcware.hooks.types import (
     JUMP_TARGETS,
+    AgentRequest,
+    AgentResponse,
     AgentState,
     JumpTo,
     ModelCallResult,
@@ -223,6 +225,23 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async ``wrap_tool_call``."""
+        return await handler(request)
+
+    def wrap_agent_call(
+        self,
+        request: AgentRequest,
+        handler: Callable[[AgentRequest], AgentResponse],
+    ) -> AgentResponse:
+        """Wraps every run of the agent (``invoke``, ``stream``, a resume, ...);
+        ``handler`` runs the inner layers and the run. See :mod:`funcware.runs`."""
+        return handler(request)
+
+    async def awrap_agent_call(
+        self,
+        request: AgentRequest,
+        handler: Callable[[AgentRequest], Awaitable[AgentResponse]],
+    ) -> AgentResponse:
+        """Async ``wrap_agent_call``."""
         return await handler(request)
 
     def __repr__(self) -> str:

@@ -247,6 +247,9 @@ class HookOptions(TypedDict, total=False):
     """Middleware (names or classes) that must be present. Default: ``None``."""
     position: Position | None
     """``"outermost"`` or ``"innermost"``. Default: ``None`` (anywhere)."""
+    per_run: Literal["on", "off", "required"] | None
+    """Whether runs may switch it off (``"on"``), only switch it on (``"off"``) or never
+    switch it off (``"required"``). Default: ``None`` (on; runs may switch it off)."""
 
 
 class StateOptions(HookOptions, total=False):

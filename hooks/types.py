@@ -7,7 +7,7 @@ over by changing one import. ``ToolCallRequest`` and ``ToolRuntime`` are langgra
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, Union
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
@@ -22,11 +22,14 @@ from funcware.hooks.wording import a
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool
     from langgraph.runtime import Runtime
-    from langgraph.types import Command
+    from langgraph.types import Command, Interrupt
 
 __all__ = [
+    "AgentRequest",
+    "AgentResponse",
     "AgentState",
     "ExtendedModelResponse",
     "InputAgentState",
@@ -254,3 +257,45 @@ ModelCallResult: TypeAlias = Union[  # noqa: UP007 - a runtime alias must work o
     ModelResponse[ResponseT], AIMessage, ExtendedModelResponse[ResponseT]
 ]
 """What a ``wrap_model_call`` hook may return."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    """One run of an agent, as a ``wrap_agent_call`` layer sees it.
+
+    ``input`` is what ``invoke``/``stream`` got (a state dict, or a ``Command`` resuming a
+    paused run); ``config`` the run's config; ``context`` the run's ``context=``.
+    ``override(**changes)`` returns a new request and never changes this one.
+    """
+
+    input: Any
+    config: RunnableConfig
+    context: Any = None
+
+    def override(self, **changes: Any) -> AgentRequest:
+        """A copy with ``changes`` applied (``input``, ``config``, ``context``)."""
+        unknown = sorted(set(changes) - {"input", "config", "context"})
+        if unknown:
+            raise TypeError(
+                f"AgentRequest.override() got {', '.join(map(repr, unknown))}; "
+                "an AgentRequest has input, config and context."
+            )
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class AgentResponse:
+    """How one run ended, as a ``wrap_agent_call`` layer sees it.
+
+    ``result`` is the run's last state (what ``invoke`` returns; ``None`` if the run
+    produced none); ``interrupts`` the pending interrupts of a paused run (empty when the
+    run finished). A layer may return another ``AgentResponse`` to replace the result.
+    """
+
+    result: Any
+    interrupts: tuple[Interrupt, ...] = ()
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether the run paused (an ``interrupt``) rather than finished."""
+        return bool(self.interrupts)

@@ -97,6 +97,11 @@ _CURRENT: contextvars.ContextVar[Layer | None] = contextvars.ContextVar(
 )
 
 
+CURRENT_LAYER = _CURRENT
+"""The layer running now, which a new layer nests under (a run wrap that runs the graph
+outside its layer's context sets it there: ``funcware.runs``)."""
+
+
 def active() -> tuple[Observer, ...]:
     """The observers active in this context (empty: nothing observes)."""
     return _OBSERVERS.get()

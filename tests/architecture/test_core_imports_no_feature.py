@@ -24,6 +24,7 @@ FEATURES = (
     "funcware.policies",
     "funcware.pairing",
     "funcware.nodes",
+    "funcware.runs",
     "funcware.observe",
     "funcware.structured",
     "funcware.structured_output",

@@ -25,6 +25,7 @@ PUBLIC = (
     "funcware.observe",
     "funcware.effects",
     "funcware.policies",
+    "funcware.runs",
     "funcware.guards",
     "funcware.interop",
     "funcware.explain",

@@ -408,9 +408,12 @@ def test_an_agent_without_it_has_no_run_wrap() -> None:
     def cleanup(state: Any) -> None: ...
 
     agent = create_agent(ScriptedChatModel(responses=["x"]), middleware=[plain])
-    assert isinstance(agent, CompiledStateGraph) and agent.run_wraps == ()
+    assert isinstance(agent, CompiledStateGraph)
+    assert not any(isinstance(wrap, AlwaysRun) for wrap in agent.run_wraps)
     guarded = create_agent(ScriptedChatModel(responses=["x"]), middleware=[cleanup])
-    assert [type(wrap) for wrap in guarded.run_wraps] == [AlwaysRun]
+    # One always-run wrap, innermost (the per-run choice, funcware.runs, sits outside it).
+    assert [isinstance(wrap, AlwaysRun) for wrap in guarded.run_wraps][-1:] == [True]
+    assert sum(isinstance(wrap, AlwaysRun) for wrap in guarded.run_wraps) == 1
     assert type(guarded) is type(agent)  # one compiled-graph class; the cleanup is data
 
 

@@ -1,0 +1,181 @@
+"""Run-level control: ``wrap_agent_call`` around each run, and middleware chosen per run.
+
+A feature on the core's seams:
+
+- ``compiled``: an agent whose middleware define ``wrap_agent_call``/``awrap_agent_call``
+  (class middleware, or functions decorated with :func:`wrap_agent_call`) gets one run wrap
+  holding their layers, first outermost (see :mod:`funcware.runs.agent_call`); an agent
+  without any has none and costs nothing per run. An agent with middleware gets the
+  per-run wrap, outermost: a run's ``config["configurable"]["funcware"]`` chooses its
+  stack (see :mod:`funcware.runs.per_run`); a run without it goes straight on.
+- the ``per_run=`` option (``"on"``, ``"off"``, ``"required"``), ``arrange`` (the default
+  stack leaves off-by-default middleware out) and ``transform`` (wrap-style middleware of
+  an agent that declares ``per_run`` read the run's choice), only for agents that declare
+  ``per_run`` on some middleware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from funcware.hooks.options import ALL, Context, Option, register_option
+
+if TYPE_CHECKING:
+    from funcware.compose.seams import Build
+    from funcware.compose.steps.runs import AgentGraph
+    from funcware.hooks.middleware import AgentMiddleware, HookImpl
+    from funcware.runs.decorator import wrap_agent_call
+    from funcware.runs.per_run import PerRun
+
+__all__ = ["RunChoice", "RunControl", "register", "wrap_agent_call"]
+
+CONFIG_KEY = "funcware"
+"""The key of a run's choice of middleware in ``config["configurable"]``."""
+
+
+def _wraps_runs(member: object) -> bool:
+    """Whether ``member``'s class overrides ``wrap_agent_call`` or ``awrap_agent_call``."""
+    from funcware.hooks.middleware import AgentMiddleware
+
+    if not isinstance(member, AgentMiddleware):
+        return False
+    cls = type(member)
+    return (
+        cls.wrap_agent_call is not AgentMiddleware.wrap_agent_call
+        or cls.awrap_agent_call is not AgentMiddleware.awrap_agent_call
+    )
+
+
+class RunChoice:
+    """The outermost run wrap of an agent with middleware: a run whose config chooses its
+    middleware runs that stack (:class:`funcware.runs.per_run.PerRun`, loaded the first
+    time a run chooses); any other run goes straight on."""
+
+    def __init__(
+        self,
+        members: Sequence[AgentMiddleware[Any, Any, Any]],
+        switchable: frozenset[int],
+        arguments: Mapping[str, Any],
+        default_skipped: frozenset[int] = frozenset(),
+    ) -> None:
+        self.members = members
+        self.switchable = switchable
+        self.arguments = arguments
+        self.default_skipped = default_skipped
+        self._chooser: PerRun | None = None
+
+    def chooser(self) -> PerRun:
+        """What works out and runs the stacks runs choose (made once)."""
+        if self._chooser is None:
+            from funcware.runs.per_run import PerRun
+
+            self._chooser = PerRun(self.members, self.switchable, self.arguments)
+        return self._chooser
+
+    def stream(
+        self,
+        graph: AgentGraph,
+        input: Any,
+        config: Any,
+        kwargs: dict[str, Any],
+        run: Callable[..., Iterator[Any]],
+    ) -> Iterator[Any]:
+        """``run``, or the run of the stack the config chooses."""
+        if CONFIG_KEY not in (config.get("configurable") or ()) and not self.default_skipped:
+            return run(input, config, **kwargs)
+        return self.chooser().stream(graph, input, config, kwargs, run)
+
+    def astream(
+        self,
+        graph: AgentGraph,
+        input: Any,
+        config: Any,
+        kwargs: dict[str, Any],
+        run: Callable[..., AsyncIterator[Any]],
+    ) -> AsyncIterator[Any]:
+        """Async :meth:`stream`."""
+        if CONFIG_KEY not in (config.get("configurable") or ()) and not self.default_skipped:
+            return run(input, config, **kwargs)
+        return self.chooser().astream(graph, input, config, kwargs, run)
+
+
+class RunControl:
+    """The plug-in: ``wrap_agent_call`` layers as a run wrap."""
+
+    name = "runs"
+
+    def arrange(
+        self, members: list[AgentMiddleware[Any, Any, Any]], build: Build
+    ) -> list[AgentMiddleware[Any, Any, Any]]:
+        """The default stack of an agent that declares ``per_run``; others unchanged."""
+        if not any(getattr(m, "per_run", None) is not None for m in members):
+            return members
+        from funcware.runs.per_run import arrange
+
+        return arrange(members, build)
+
+    def transform(self, impl: HookImpl, build: Build) -> HookImpl:
+        """A switchable middleware's wraps, reading the run's choice."""
+        if "runs" not in build.data:
+            return impl
+        from funcware.runs.per_run import switchable
+
+        return switchable(impl, build)
+
+    def compiled(self, graph: AgentGraph, build: Build) -> None:
+        """Add the run wraps: ``wrap_agent_call`` layers, inside the per-run choice."""
+        members = graph.plan.middleware
+        if any(_wraps_runs(member) for member in members):
+            from funcware.runs.agent_call import AgentCallWrap
+            from funcware.runs.layers import agent_layers
+
+            # Outermost: every attempt is a whole run, with the other run wraps inside it.
+            graph.run_wraps = (AgentCallWrap(agent_layers(members)), *graph.run_wraps)
+        registry = build.data.get("runs")
+        if registry is None:
+            if members:
+                choice = RunChoice(members, frozenset(), build.arguments)
+                graph.run_wraps = (choice, *graph.run_wraps)
+            return
+        from funcware.runs.per_run import default_skipped
+
+        choice = RunChoice(
+            registry.members,
+            registry.switchable,
+            build.arguments,
+            default_skipped(registry.members, registry.switchable),
+        )
+        graph.run_wraps = (choice, *graph.run_wraps)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "wrap_agent_call":
+        return import_module("funcware.runs.decorator").wrap_agent_call
+    raise AttributeError(f"module 'funcware.runs' has no attribute {name!r}")
+
+
+def _per_run(value: object, context: Context) -> str:
+    from funcware.runs.per_run import check_mode
+
+    return check_mode(value, context.source)
+
+
+def register(**_: Any) -> None:
+    """Register the option and the plug-in (``funcware/__init__.py`` calls it)."""
+    from funcware.compose.seams import register as register_feature
+
+    register_option(
+        Option(
+            "per_run",
+            ALL,
+            None,
+            "'on' (runs may switch it off), 'off' (registered, on only in runs that add it) "
+            "or 'required' (no run may switch it off); default: on, and runs may switch it "
+            "off.",
+            owner="runs",
+            check=_per_run,
+        )
+    )
+    register_feature(RunControl())

@@ -1,0 +1,39 @@
+"""Which middleware wrap the whole run: their ``wrap_agent_call``/``awrap_agent_call``.
+
+Read once per build from the flat middleware list (the core never looks): a member has a
+layer when its class overrides either method of ``AgentMiddleware``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from funcware.hooks.class_hooks import check_class
+from funcware.hooks.middleware import AgentMiddleware, where
+from funcware.runs.agent_call import AgentLayer
+
+__all__ = ["agent_layers"]
+
+
+def _overrides(cls: type, attr: str) -> bool:
+    for klass in cls.__mro__:
+        if attr in vars(klass):
+            return klass is not AgentMiddleware
+    return False
+
+
+def agent_layers(members: Sequence[Any]) -> tuple[AgentLayer, ...]:
+    """The ``wrap_agent_call`` layers of ``members``, first outermost."""
+    found: list[AgentLayer] = []
+    for member in members:
+        if not isinstance(member, AgentMiddleware):
+            continue  # LangChain's middleware (interop) has no run wrap
+        cls = type(member)
+        sync = member.wrap_agent_call if _overrides(cls, "wrap_agent_call") else None
+        async_ = member.awrap_agent_call if _overrides(cls, "awrap_agent_call") else None
+        if sync is None and async_ is None:
+            continue
+        check_class(cls, (AgentMiddleware,))
+        found.append(AgentLayer(member, sync, async_, where(sync or async_)))
+    return tuple(found)
