@@ -196,18 +196,16 @@ def _mask(match: PIIMatch) -> str:
 class PIIRedaction(AgentMiddleware[AgentState[Any], Any]):
     """Redacts, masks, hashes or blocks one kind of personal data where it is told to.
 
-    Args:
-        pii_type: The kind of data: ``email``, ``credit_card``, ``ip``, ``mac_address``,
-            ``url``, or a name of your own with a ``detector``.
-        strategy: ``redact`` (``[REDACTED_EMAIL]``), ``mask`` (keep a little),
-            ``hash`` (a stable token per value) or ``block`` (raise
-            :class:`PIIDetectionError`).
-        detector: A regular expression or a function returning :class:`PIIMatch` dicts;
-            ``None`` uses the built-in detector of ``pii_type``.
-        apply_to_input: Store the user's messages without the data and send the model
-            none of it.
-        apply_to_output: Store and stream the model's answers without the data.
-        apply_to_tool_results: Store tool results without the data.
+    :param pii_type: The kind of data: ``email``, ``credit_card``, ``ip``,
+        ``mac_address``, ``url``, or a name of your own with a ``detector``.
+    :param strategy: ``redact`` (``[REDACTED_EMAIL]``), ``mask`` (keep a little),
+        ``hash`` (a stable token per value) or ``block`` (raise :class:`PIIDetectionError`).
+    :param detector: A regular expression or a function returning :class:`PIIMatch`
+        dicts; ``None`` uses the built-in detector of ``pii_type``.
+    :param apply_to_input: Store the user's messages without the data and send the model
+        none of it.
+    :param apply_to_output: Store and stream the model's answers without the data.
+    :param apply_to_tool_results: Store tool results without the data.
     """
 
     def __init__(
