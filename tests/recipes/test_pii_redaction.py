@@ -176,3 +176,18 @@ def test_the_parameters_and_defaults_are_langchains() -> None:
         return [(p.name, p.kind, p.default) for p in found if p.name != "self"]
 
     assert params(PIIRedaction) == params(langchain_pii)
+
+
+def test_a_blocked_answer_raises_before_any_of_it_streams() -> None:
+    model = StreamingScriptedModel(responses=[f"Hello there, write to {EMAIL} please."])
+    pii = PIIRedaction("email", strategy="block", apply_to_input=False, apply_to_output=True)
+    agent = create_agent(model, middleware=[pii])
+    streamed: list[str] = []
+
+    with pytest.raises(PIIDetectionError, match="1 instance"):
+        for chunk, _meta in agent.stream(
+            {"messages": [HumanMessage("who?")]}, stream_mode="messages"
+        ):
+            streamed.append(chunk.text)
+    assert EMAIL not in "".join(streamed)
+    assert len(model.calls) == 1  # the model answered; its answer was refused
