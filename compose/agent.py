@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
-from langchain_core.runnables.config import merge_configs
 from langchain_core.tools import BaseTool
+from langgraph._internal._config import merge_configs
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -243,6 +243,9 @@ def create_agent(
         transformers=agent_transformers(plan.middleware, transformers),
     )
     # What with_config() does, minus copying and re-validating the graph just compiled.
+    # langgraph's merge, as LangChain's create_agent uses: it merges the given configs only.
+    # langchain-core's also copies the config of the run in progress, so an agent built
+    # inside a hook would keep that run's thread, checkpoint namespace and internals.
     compiled.config = merge_configs(
         compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
     )

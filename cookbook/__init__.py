@@ -11,10 +11,11 @@ them under ``effects="strict"``.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from types import ModuleType
 
-__all__ = ["RECIPES", "load"]
+__all__ = ["RECIPES", "load", "suggestion"]
 
 RECIPES: tuple[str, ...] = (
     "message_limit",
@@ -45,8 +46,14 @@ RECIPES: tuple[str, ...] = (
 """Recipe module names, in tour order."""
 
 
+def suggestion(name: str) -> str:
+    """``" (did you mean 'x'?)"`` with the recipe name closest to ``name``, or ``""``."""
+    close = difflib.get_close_matches(name, RECIPES, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def load(name: str) -> ModuleType:
     """Import the recipe module ``name`` (one of :data:`RECIPES`)."""
     if name not in RECIPES:
-        raise KeyError(f"no recipe named {name!r}; recipes: {', '.join(RECIPES)}")
+        raise KeyError(f"no recipe named {name!r}{suggestion(name)}; recipes: {', '.join(RECIPES)}")
     return importlib.import_module(f"{__name__}.{name}")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from funcware.cookbook import RECIPES, load
+from funcware.cookbook import RECIPES, load, suggestion
 from funcware.cookbook._render import done_lines, render_messages, shorten
 from funcware.explain import explain
 from funcware.observe import record
@@ -37,9 +38,17 @@ def _logged() -> Iterator[list[str]]:
         root.setLevel(level)
 
 
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def plain(text: str) -> str:
+    """``text`` without reStructuredText markup: roles and double backquotes dropped."""
+    return _ROLE.sub(r"\1", text).replace("``", "")
+
+
 def _summary(name: str) -> str:
     doc = load(name).__doc__ or ""
-    return doc.strip().splitlines()[0] if doc.strip() else name
+    return plain(doc.strip().splitlines()[0]) if doc.strip() else name
 
 
 def _run(name: str) -> bool:
@@ -89,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     unknown = [n for n in args.names if n not in RECIPES]
     if unknown:
-        parser.error(f"unknown recipe(s) {', '.join(unknown)}; see --list")
+        named = ", ".join(f"{n!r}{suggestion(n)}" for n in unknown)
+        parser.error(f"unknown recipe(s) {named}; see --list")
     names = args.names or list(RECIPES)
     failed = [name for name in names if not _run(name)]
     print(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
@@ -71,8 +72,6 @@ class FunctionMiddleware(AgentMiddleware[Any, Any, Any], Generic[P, R]):
 
 
 def _describe(obj: object) -> str:
-    if inspect.isclass(obj):
-        return f"the class {obj.__qualname__} ({where(obj)})"
     return f"{obj!r} ({type(obj).__name__})"
 
 
@@ -88,8 +87,24 @@ def _check_function(obj: object, decorator: str) -> Callable[..., Any]:
     if isinstance(obj, str):
         hint = f" Did you mean @{decorator}(name={obj!r})?"
     elif inspect.isclass(obj):
-        hint = " To write a class, subclass AgentMiddleware and override the hook method."
+        raise TypeError(
+            f"@{decorator} expects a function, got the class {obj.__qualname__} "
+            f"(@{decorator} applied at {_applied_at()}). To write a class, subclass "
+            "AgentMiddleware and override the hook method."
+        )
     raise TypeError(f"@{decorator} expects a function, got {_describe(obj)}.{hint}")
+
+
+def _applied_at() -> str:
+    """``file:line`` of the user's code that applied a decorator: the first frame outside
+    funcware's hooks package (read only to word an error)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    frame = sys._getframe(1)
+    while frame.f_back is not None and (
+        os.path.dirname(os.path.realpath(frame.f_code.co_filename)) == here
+    ):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def _label(func: Callable[..., Any]) -> str:
@@ -352,7 +367,7 @@ def _prompt_message(func: Callable[..., Any], value: object) -> SystemMessage:
     if isinstance(value, str):
         return SystemMessage(content=value)
     raise TypeError(
-        f"@dynamic_prompt function {_label(func)} returned {returned(value)}; "
+        f"@dynamic_prompt function {_label(func)} returned {returned(value, handler=False)}; "
         "it must return a str or a SystemMessage."
     )
 

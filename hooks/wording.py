@@ -22,10 +22,20 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
 
 
-def returned(value: object) -> str:
-    """What a hook returned, in words, with the likely fix for the usual slips."""
+def returned(value: object, *, handler: bool = True) -> str:
+    """What a hook returned, in words, with the likely fix for the usual slips.
+
+    ``handler``: whether the hook was given a ``handler`` (a wrap), so that forgetting to
+    call it or to return its result is the likely slip.
+    """
     if value is None:
-        return "None (did you forget to `return handler(request)`?)"
+        return "None (did you forget to `return handler(request)`?)" if handler else "None"
+    if handler and (inspect.ismethod(value) or inspect.isfunction(value)):
+        name = getattr(value, "__qualname__", type(value).__name__)
+        return (
+            f"the function {name} instead of a result: a wrap that returns `handler` "
+            "without calling it does this (did you mean `return handler(request)`?)"
+        )
     if inspect.iscoroutine(value):
         value.close()  # never awaited: close it so Python does not warn a second time
         return (

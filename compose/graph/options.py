@@ -14,7 +14,7 @@ from langchain_core.language_models import BaseChatModel
 
 __all__ = ["resolve_model"]
 
-LANGCHAIN_EXTRA = "pip install 'funcware[langchain]'"
+LANGCHAIN_EXTRA = "pip install -e '.[langchain]' from a funcware checkout, or pip install langchain"
 
 
 def _init_chat_model(name: str) -> Any:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, cast, get_args, get_origin
+from types import UnionType
+from typing import Annotated, Any, TypeVar, Union, cast, get_args, get_origin
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from langgraph.channels.base import BaseChannel
@@ -171,6 +172,41 @@ def _compatible(first: Any, second: Any) -> bool:
     return first == second or _generic(first) or _generic(second)
 
 
+def _split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A field's type without its ``Annotated`` extras, and the extras."""
+    extras = tuple(getattr(annotation, "__metadata__", ()))
+    return (get_args(annotation)[0] if extras else annotation), extras
+
+
+def _members(annotation: Any) -> set[Any]:
+    """The types a union admits (``str | None``: ``str`` and ``None``); a type itself."""
+    if get_origin(annotation) in (Union, UnionType):
+        return set(get_args(annotation))
+    return {annotation}
+
+
+def _widened(first: Any, second: Any) -> Any | None:
+    """One declaration admitting both, where one type holds the other (``str`` beside
+    ``str | None``) and their extras agree (or one has none); ``None`` when they conflict.
+
+    LangChain keeps the last declaration; a wider one serves the code of both owners.
+    """
+    (base_a, extras_a), (base_b, extras_b) = _split(first), _split(second)
+    if extras_a and extras_b and extras_a != extras_b:
+        return None
+    if _members(base_a) <= _members(base_b):
+        wider = base_b
+    elif _members(base_b) <= _members(base_a):
+        wider = base_a
+    else:
+        return None
+    extras = extras_a or extras_b
+    if not extras:
+        return wider
+    params = (wider, *extras)
+    return Annotated[params]
+
+
 def merge_schemas(
     owned: Sequence[tuple[object, type]],
     *,
@@ -221,6 +257,10 @@ def _merged(
                     declared_by[key] = owner
                 else:
                     merged[key] = (merged[key][0], required and merged[key][1])
+                continue
+            widened = _widened(merged[key][0], annotation) if key in merged else None
+            if widened is not None:
+                merged[key] = (widened, required and merged[key][1])
                 continue
             if key in merged:
                 problem = (

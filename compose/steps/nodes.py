@@ -66,12 +66,11 @@ def _check_jump(target: object, impl: HookImpl) -> None:
     if target not in JUMP_TARGETS:
         problem = f"jump_to={target!r}, which is not a jump target (use 'model', 'tools' or 'end')"
     else:
-        problem = f"jump_to={target!r}, which it did not declare"
-        if not impl.can_jump_to:
-            problem += (
-                f"; declare it with @{impl.hook}(can_jump_to=[{target!r}]) "
-                f"or @hook_config(can_jump_to=[{target!r}])"
-            )
+        targets = ", ".join(repr(t) for t in (*impl.can_jump_to, target))
+        problem = (
+            f"jump_to={target!r}, which it did not declare; declare it with "
+            f"@{impl.hook}(can_jump_to=[{targets}]) or @hook_config(can_jump_to=[{targets}])"
+        )
     raise InvalidJumpError(f"{impl.describe()} returned {problem}. Allowed targets: {allowed}.")
 
 

@@ -12,6 +12,8 @@ A run wrap is data on the graph, so one class serves every agent.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import fields, is_dataclass
@@ -28,6 +30,7 @@ from typing_extensions import is_typeddict
 
 from funcware.compose.observing import watcher
 from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
+from funcware.hooks.middleware import HookImpl
 from funcware.hooks.wording import a
 
 if TYPE_CHECKING:
@@ -137,11 +140,30 @@ def _check_context(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[s
         return
     fix = _context_problem(schema, context)
     if fix is not None:
+        readers = [i.describe() for i in _context_readers(graph)]
+        who = f" ({'; '.join(readers)})" if readers else ""
         raise TypeError(
             f"context={context!r} ({type(context).__name__}) does not match the agent's "
             f"context_schema={schema.__name__}: hooks read runtime.context as "
-            f"{a(schema.__name__)}. Pass context={fix} to invoke/stream."
+            f"{a(schema.__name__)}{who}. Pass context={fix} to invoke/stream."
         )
+
+
+def _context_readers(graph: Any) -> list[HookImpl]:
+    """The hooks whose functions read an attribute named ``context`` (for the error only)."""
+    plan = getattr(graph, "plan", None)
+    found = []
+    for impls in plan.hooks.values() if plan is not None else ():
+        for impl in impls:
+            for method in (impl.sync, impl.async_):
+                func = getattr(method, "__func__", method)
+                with contextlib.suppress(ValueError):
+                    func = inspect.unwrap(func)
+                code = getattr(func, "__code__", None)
+                if code is not None and "context" in code.co_names:
+                    found.append(impl)
+                    break
+    return found
 
 
 class RunWrap(Protocol):

@@ -37,7 +37,7 @@ def _langchain_types() -> Any:
     except ImportError as exc:
         raise ImportError(
             "funcware.interop.to_langchain needs the `langchain` package: "
-            "pip install 'funcware[langchain]' (or langchain>=1.0)."
+            "pip install -e '.[langchain]' from a funcware checkout, or pip install langchain."
         ) from exc
 
 

@@ -44,7 +44,7 @@ def instrument(
     """Emit OpenTelemetry GenAI spans (agent, model, tool, and one per hook and wrap layer)
     for every funcware agent run in this process; see :func:`funcware.observe.otel.instrument`.
 
-    Needs the ``otel`` extra (``pip install 'funcware[otel]'``).
+    Needs the ``otel`` extra (``pip install -e ".[otel]"`` from a checkout).
     """
     try:
         from funcware.observe import otel
@@ -53,8 +53,8 @@ def instrument(
             raise
         raise ImportError(
             "funcware.observe.instrument() needs OpenTelemetry, which is not installed: "
-            "pip install 'funcware[otel]' (and an SDK, e.g. opentelemetry-sdk, to export "
-            "the spans)."
+            'pip install -e ".[otel]" from a checkout (and an SDK, e.g. opentelemetry-sdk, '
+            "to export the spans)."
         ) from exc
     return otel.instrument(tracer_provider, capture_content=capture_content)
 

@@ -44,7 +44,7 @@ from funcware import (
     hook_config,
     wrap_model_call,
 )
-from funcware.errors import InvalidJumpError
+from funcware.errors import DoubleCallWarning, InvalidJumpError
 from funcware.testing import ScriptedChatModel
 
 HERE = os.path.basename(__file__)
@@ -921,7 +921,8 @@ def test_retry_keeps_only_the_commands_of_the_last_inner_attempt(run: Runner) ->
 
     model = ScriptedChatModel(responses=["bad", "good"])
     agent = create_agent(model, middleware=[retry_bad, labelling("inner", run.is_async)])
-    result = run(agent)
+    with pytest.warns(DoubleCallWarning, match="'retry_bad'"):  # it asks again after "bad"
+        result = run(agent)
     assert contents(result["messages"]) == [
         ("human", "hi"),
         ("ai", "good"),

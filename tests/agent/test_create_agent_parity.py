@@ -98,7 +98,7 @@ def test_a_model_name_without_the_langchain_extra_names_the_extra() -> None:
         """,
         block=True,
     )
-    assert "pip install 'funcware[langchain]'" in str(result["message"])
+    assert "pip install -e '.[langchain]' from a funcware checkout" in str(result["message"])
     assert "init_chat_model" in str(result["message"])
 
 

@@ -102,5 +102,5 @@ def test_to_langchain_says_what_to_install() -> None:
         """
     )
     assert "funcware.interop.to_langchain needs the `langchain` package" in str(result["error"])
-    assert "pip install 'funcware[langchain]'" in str(result["error"])
+    assert "pip install -e '.[langchain]' from a funcware checkout" in str(result["error"])
     assert result["cause"] == "ModuleNotFoundError"

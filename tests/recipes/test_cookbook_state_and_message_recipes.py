@@ -247,31 +247,38 @@ def test_guard_replaces_by_id_and_lets_clean_answers_through() -> None:
 # -- pii_redaction ------------------------------------------------------------------
 
 
-def test_model_never_sees_pii_and_state_keeps_no_tool_pii(models: Capture) -> None:
+def test_model_never_sees_pii_and_state_keeps_none(models: Capture) -> None:
     made = models(pii_redaction)
     _, state = pii_redaction.demo()
     (model,) = made
     sent = sent_text(model)
     assert len(model.calls) == 2
     assert "jane.doe@example.com" not in sent
-    assert "4111" not in sent
-    assert "[EMAIL]" in model.calls[0].messages[-1].text  # the user's own address, masked
-    assert "[CARD]" in model.calls[0].messages[-1].text
+    assert "4111-1111" not in sent and "4111 1111" not in sent
+    # The user's own address and card, redacted and masked before the first call.
+    assert "[REDACTED_EMAIL]" in model.calls[0].messages[-1].text
+    assert "**** **** **** 1111" in model.calls[0].messages[-1].text
 
     (tool_message,) = tool_results(state)["l1"]
-    assert "jane.doe@example.com" not in tool_message.text and "4111" not in tool_message.text
-    assert "[EMAIL]" in tool_message.text and "[CARD]" in tool_message.text
+    assert "jane.doe@example.com" not in tool_message.text and "4111 1111" not in tool_message.text
+    assert "[REDACTED_EMAIL]" in tool_message.text and "**** 1111" in tool_message.text
     assert "plan: premium" in tool_message.text
-    # Model input is masked per call; what the user typed stays in the state as written.
-    assert "jane.doe@example.com" in state["messages"][0].text
+    # The stored input is clean too: the same message, rewritten in place.
+    assert state["messages"][0].text == (
+        "I'm customer 42 ([REDACTED_EMAIL], card **** **** **** 1111). Which plan am I on?"
+    )
     # The answer is checked as it streams, and the state keeps what was streamed.
-    assert state["messages"][-1].text == "You are on the premium plan; the receipt goes to [EMAIL]."
+    assert state["messages"][-1].text == (
+        "You are on the premium plan; the receipt goes to [REDACTED_EMAIL]."
+    )
 
 
-def test_redact_leaves_short_numbers_and_clean_messages_alone() -> None:
-    assert pii_redaction.redact("order 12345, call 555-0100") == "order 12345, call 555-0100"
-    assert pii_redaction.redact("a.b+c@mail.example.org") == "[EMAIL]"
-    assert pii_redaction.redact("5500 0000 0000 0004 exp 12/27") == "[CARD] exp 12/27"
+def test_redaction_leaves_short_numbers_and_non_text_blocks_alone() -> None:
+    email = pii_redaction.PIIRedaction("email")
+    cards = pii_redaction.PIIRedaction("credit_card")
+    assert cards.redact("order 12345, call 555-0100") == "order 12345, call 555-0100"
+    assert email.redact("a.b+c@mail.example.org") == "[REDACTED_EMAIL]"
+    assert cards.redact("5500 0000 0000 0004 exp 12/27") == "[REDACTED_CREDIT_CARD] exp 12/27"
     block_message = HumanMessage(
         content=[{"type": "text", "text": "x@y.io"}, {"type": "image", "url": "u"}]
     )
@@ -282,9 +289,9 @@ def test_redact_leaves_short_numbers_and_clean_messages_alone() -> None:
         return AIMessage("ok")
 
     request = ModelRequest(model=ScriptedChatModel(responses=[]), messages=[block_message])
-    pii_redaction.redact_model_input(request, handler)
+    email.wrap_model_call(request, handler)
     assert seen[0].content == [
-        {"type": "text", "text": "[EMAIL]"},
+        {"type": "text", "text": "[REDACTED_EMAIL]"},
         {"type": "image", "url": "u"},
     ]
     assert block_message.content[0] == {"type": "text", "text": "x@y.io"}  # not edited
