@@ -80,6 +80,6 @@ def __getattr__(name: str) -> Any:
     except ImportError as exc:
         raise ImportError(
             f"funcware.temporal.{name} needs Temporal's LangGraph plugin: "
-            f"pip install 'funcware[temporal]' ({exc})"
+            f"pip install -e '.[temporal]' ({exc})"
         ) from exc
     return getattr(module, name)
