@@ -78,11 +78,17 @@ def _is_interrupt_id(key: object) -> bool:
     return isinstance(key, str) and len(key) == 32 and all(c in "0123456789abcdef" for c in key)
 
 
-def _check_pending(input: Command[Any], config: Any, pending: tuple[Interrupt, ...]) -> None:
-    """Refuse a resume that nothing pending is waiting for: on a thread with no pause, or
-    addressed (``Command(resume={interrupt_id: value})``) to pauses the thread does not have.
-    langgraph would start the run afresh, or drop the answer in silence."""
+def _check_pending(
+    input: Command[Any], config: Any, pending: tuple[Interrupt, ...], halfway: bool
+) -> None:
+    """Refuse a resume that nothing pending is waiting for: on a thread at rest with no pause,
+    or addressed (``Command(resume={interrupt_id: value})``) to pauses the thread does not
+    have. langgraph would start the run afresh, or drop the answer in silence. A thread
+    ``halfway`` through a step (a run recovered after its worker died, the answer already
+    taken) goes on as langgraph goes on."""
     thread = config["configurable"]["thread_id"]
+    if not pending and halfway:
+        return
     if not pending:
         raise ValueError(
             f"Command(resume=...) on thread {thread!r}, which has nothing pending: no "
@@ -236,7 +242,8 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped."""
         _check_resume(self, input, config)
         if _answers_a_pause(self, input, config):
-            _check_pending(input, config, self.get_state(cast(RunnableConfig, config)).interrupts)
+            state = self.get_state(cast(RunnableConfig, config))
+            _check_pending(input, config, state.interrupts, bool(state.next))
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
@@ -254,7 +261,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         _check_resume(self, input, config)
         if _answers_a_pause(self, input, config):
             state = await self.aget_state(cast(RunnableConfig, config))
-            _check_pending(input, config, state.interrupts)
+            _check_pending(input, config, state.interrupts, bool(state.next))
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
