@@ -75,7 +75,11 @@ def _run_depth(layers: int, flavour: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize(("layers", "flavour"), [(480, "async"), (480, "sync")])
+# Python 3.10 counts an awaiting coroutine's C frames against the limit too: 450 there.
+ASYNC_LAYERS = 480 if sys.version_info >= (3, 11) else 450
+
+
+@pytest.mark.parametrize(("layers", "flavour"), [(ASYNC_LAYERS, "async"), (480, "sync")])
 def test_deep_onions_run_at_the_default_recursion_limit(layers: int, flavour: str) -> None:
     done = _run_depth(layers, flavour)
     assert done.returncode == 0, done.stderr[-2000:]
