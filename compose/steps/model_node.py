@@ -323,8 +323,8 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
         attempts = _Attempts(request.messages) if self._retries_kept() else None
-        observer = watcher()
-        with self._step(config):
+        with self._step(config):  # the run's config current first: it says who observes
+            observer = watcher()
             onion = self.onions.sync(observer)
             response, writes = onion(request, self._handler(attempts, observer))
         update = self._update(response, writes, repaired, attempts)
@@ -339,8 +339,8 @@ class ModelNode:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
         attempts = _Attempts(request.messages) if self._retries_kept() else None
-        observer = watcher()
-        with self._step(config):
+        with self._step(config):  # the run's config current first: it says who observes
+            observer = watcher()
             onion = self.onions.async_(observer)
             response, writes = await onion(request, self._ahandler(attempts, observer))
         update = self._update(response, writes, repaired, attempts)

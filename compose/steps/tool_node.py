@@ -117,7 +117,7 @@ class ToolWrapper:
 
     async def acall(self, request: ToolCallRequest, execute: Any) -> Any:
         """Async wrapper."""
-        observer = watcher()
+        observer = None  # asked once the node's config is current (Python 3.10)
 
         async def tail(req: ToolCallRequest) -> Any:
             with passed_through:
@@ -133,6 +133,7 @@ class ToolWrapper:
         config = _config_of(request)
         try:
             with runnable_config(config), hidden_calls(config if self.wraps else None):
+                observer = watcher()
                 onion = self.onions.async_(observer)
                 return self._answered(request, (await onion(request, tail))[0])
         except GraphInterrupt as exc:

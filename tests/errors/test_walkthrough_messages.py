@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,7 +96,9 @@ def test_a_hook_decorator_on_a_class_names_the_line_it_was_applied_at() -> None:
         class Guard:
             pass
 
-    assert f"@before_model applied at {__file__}:{line}" in str(error.value)
+    # Python 3.10 gives a decorator's call the line of the class statement under it.
+    lines = (line,) if sys.version_info >= (3, 11) else (line, line + 1)
+    assert any(f"@before_model applied at {__file__}:{n}" in str(error.value) for n in lines)
     assert "subclass AgentMiddleware" in str(error.value)
 
     line = inspect.currentframe().f_lineno + 3  # type: ignore[union-attr]
@@ -105,7 +108,8 @@ def test_a_hook_decorator_on_a_class_names_the_line_it_was_applied_at() -> None:
         class Other:
             pass
 
-    assert f"@wrap_model_call applied at {__file__}:{line}" in str(error.value)
+    lines = (line,) if sys.version_info >= (3, 11) else (line, line + 1)
+    assert any(f"@wrap_model_call applied at {__file__}:{n}" in str(error.value) for n in lines)
 
 
 @dataclass
