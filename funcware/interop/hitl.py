@@ -161,7 +161,9 @@ def _prepare(middleware: Any, state: Any, runtime: Any) -> tuple[AIMessage | Non
     open_calls = [c for c in answer.tool_calls if c["id"] not in answered]
     resume = _waiting_resume()
     if resume is not None:
-        _refuse(resume, _reviewed(middleware, state, runtime, open_calls), middleware)
+        reviewed = _reviewed(middleware, state, runtime, open_calls)
+        if reviewed:  # with nothing to review, the waiting answer is not this pause's
+            _refuse(resume, reviewed, middleware)
     if len(open_calls) == len(answer.tool_calls):
         return None, state
     shown = answer.model_copy(update={"tool_calls": open_calls})
