@@ -23,7 +23,7 @@ from funcware.compose.graph.arguments import member_problem
 from funcware.compose.graph.reducers import Reducer, current_reducers, fold, schema_reducers
 from funcware.compose.graph.schema import merge_schemas
 from funcware.compose.replacing import Replacement, apply_replacements
-from funcware.compose.seams import Build, arrange, transform
+from funcware.compose.seams import Build, activate, arrange, transform
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.stream.streaming import member_transformers
@@ -104,6 +104,12 @@ class _Built:
         self.tool_async = build_async(tool, TOOL_CALLS)
 
 
+def _arranged(members: list[Any], build: Build) -> list[Any]:
+    """``members`` as the features the build needs arrange them."""
+    activate(members, build)
+    return arrange(members, build)
+
+
 class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     """Several middleware acting as one. Build it with :func:`compose`."""
 
@@ -121,7 +127,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         self.order = order
         """The ``order=`` it was given (``"check"`` or ``"auto"``), for the features."""
         self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(
-            arrange(given, Build("compose()", {"order": order}, report=False))
+            _arranged(given, Build("compose()", {"order": order}, report=False))
             if order != "check"
             else given
         )
@@ -138,8 +144,8 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     def _ready(self) -> _Built:
         """The members' hooks and onions, checked and built on the first call."""
         if self._built is None:
-            build = Build("compose()", {"order": self.order})
-            arrange(list(self.members), build)
+            build = Build("compose()", {"order": self.order} if self.order != "check" else {})
+            _arranged(list(self.members), build)
             by_hook: dict[HookName, list[HookImpl]] = {hook: [] for hook in HOOKS}
             for member in self.members:
                 for hook, impl in hook_impls(member).items():

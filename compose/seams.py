@@ -35,8 +35,9 @@ The core never imports a feature; ``funcware/__init__.py`` registers the built-i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -46,7 +47,18 @@ if TYPE_CHECKING:
     from funcware.compose.steps.model_call import ModelCall
     from funcware.hooks.middleware import AgentMiddleware, HookImpl
 
-__all__ = ["SEAMS", "Build", "Feature", "NodePair", "features", "register", "registered"]
+__all__ = [
+    "SEAMS",
+    "Build",
+    "Feature",
+    "NodePair",
+    "Plugin",
+    "activate",
+    "features",
+    "late_model_call",
+    "register",
+    "registered",
+]
 
 NodePair = tuple[Callable[..., Any], Callable[..., Any]]
 """A node's sync and async callables."""
@@ -71,7 +83,8 @@ class Build:
     caller: str
     """``"create_agent"`` or ``"compose()"``: named in the features' messages."""
     options: Mapping[str, Any] = field(default_factory=dict)
-    """The feature options the caller was given (``order=``, ``effects=``, ...)."""
+    """The feature options the caller gave (``order=``, ``effects=``, ...), those left at
+    their defaults left out."""
     report: bool = True
     """Whether checks warn and raise; ``False``: features arrange, and put what they would
     report in :attr:`problems` (``explain``)."""
@@ -89,31 +102,116 @@ class Feature(Protocol):
     name: str
 
 
-_FEATURES: list[Feature] = []
+@dataclass(frozen=True)
+class Plugin:
+    """A feature registered by where it lives: imported the first time a build needs it.
+
+    ``target`` is ``"module:Class"`` (made with no arguments). ``on`` says which builds need
+    it: ``"*"`` every build; ``"foreign"`` a stack with another library's middleware; any
+    other word, a build whose caller gave that option (``create_agent(effects=...)``) or
+    whose stack sets that hook option away from its default (``stream=``, ``reads=``).
+    """
+
+    name: str
+    target: str
+    on: frozenset[str] = frozenset({"*"})
+
+    def load(self) -> Feature:
+        """The feature itself."""
+        module, _, attribute = self.target.partition(":")
+        made: Feature = getattr(import_module(module), attribute)()
+        return made
+
+
+_FEATURES: list[Feature | Plugin] = []
 _BY_SEAM: dict[str, list[Any]] = {seam: [] for seam in SEAMS}
+_ON: dict[str, frozenset[str]] = {}
 
 
-def register(feature: Feature) -> Feature:
+def register(feature: Feature | Plugin) -> Feature | Plugin:
     """Add ``feature`` to the registry (once per name: a second one replaces the first)."""
+    if isinstance(feature, Plugin):
+        _ON[feature.name] = feature.on
     for index, known in enumerate(_FEATURES):
         if known.name == feature.name:
             _FEATURES[index] = feature
             break
     else:
         _FEATURES.append(feature)
-    for seam in SEAMS:
-        _BY_SEAM[seam] = [f for f in _FEATURES if callable(getattr(f, seam, None))]
+    _index()
     return feature
 
 
-def registered() -> tuple[Feature, ...]:
-    """Every registered feature, in registration order."""
+def _index() -> None:
+    for seam in SEAMS:
+        _BY_SEAM[seam] = [
+            f for f in _FEATURES if not isinstance(f, Plugin) and callable(getattr(f, seam, None))
+        ]
+
+
+def registered() -> tuple[Feature | Plugin, ...]:
+    """Every registered feature, in registration order (a :class:`Plugin` until loaded)."""
     return tuple(_FEATURES)
 
 
 def features(seam: str) -> list[Any]:
-    """The registered features that define ``seam``, in registration order."""
+    """The loaded features that define ``seam``, in registration order."""
     return _BY_SEAM[seam]
+
+
+def activate(members: Sequence[object], build: Build) -> None:
+    """Load every registered :class:`Plugin` that the build of ``members`` needs."""
+    waiting = [f for f in _FEATURES if isinstance(f, Plugin)]
+    if not waiting:
+        return
+    used = {"*", *build.options, *_used_options(members)}
+    loaded = False
+    for index, feature in enumerate(_FEATURES):
+        if isinstance(feature, Plugin) and not used.isdisjoint(feature.on):
+            _FEATURES[index] = feature.load()
+            loaded = True
+    if loaded:
+        _index()
+
+
+def late_model_call(word: str, call: ModelCall) -> ModelCall:
+    """``call`` as the features switched on by ``word`` leave it, loading them: for what a
+    run asks that its build did not (a wrap layer giving a request a response format)."""
+    build = Build("create_agent")
+    for index, feature in enumerate(_FEATURES):
+        if isinstance(feature, Plugin) and word in feature.on:
+            _FEATURES[index] = feature.load()
+            _index()
+    for feature in _BY_SEAM["model_call"]:
+        if word in _ON.get(feature.name, ()):
+            call = feature.model_call(call, build)
+    return call
+
+
+def _used_options(members: Sequence[object]) -> set[str]:
+    """``"foreign"`` if a member is another library's, and every feature option a member
+    sets away from its default (a class attribute, or a mark on a hook method)."""
+    from funcware.hooks.middleware import HOOKS, AgentMiddleware
+    from funcware.hooks.options import feature_options
+
+    options = feature_options()
+    used: set[str] = set()
+    for member in members:
+        if not isinstance(member, AgentMiddleware):
+            used.add("foreign")
+            continue
+        for option in options:
+            if option.target == "class":
+                value = getattr(member, option.name, None)
+                if value is not None and value != option.default:
+                    used.add(option.name)
+                continue
+            for hook in HOOKS:
+                for method in (getattr(member, hook, None), getattr(member, f"a{hook}", None)):
+                    for target in (method, getattr(method, "__wrapped__", None)):
+                        if getattr(target, option.mark, None) not in (None, False):
+                            used.add(option.name)
+    return used
 
 
 def adapt(member: object) -> AgentMiddleware[Any, Any, Any] | None:

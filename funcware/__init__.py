@@ -5,9 +5,10 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 
 This module is the front door: it imports the core (``funcware.hooks``,
-``funcware.compose``) and registers the features on the core's seams (effects, stream
-guards, policies, structured output, LangChain interop, observation). A feature's own
-modules load only when an agent uses it; its public names here load on first use.
+``funcware.compose``) and :mod:`funcware.plugins`, which registers the features on the
+core's seams as data (effects, stream guards, policies, structured output, LangChain
+interop, observation, ...). A feature loads only when a build uses it; its public names
+here, and its package as an attribute (``funcware.effects``), load on first use.
 """
 
 from importlib import import_module
@@ -18,10 +19,9 @@ from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package
 import funcware.hooks as _hooks_package
-from funcware import effects, guards, interop, nodes, pairing, policies, runs, structured
+import funcware.plugins  # noqa: F401 - registers the features on the core's seams
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
-from funcware.compose.observing import register_watcher
 from funcware.compose.replacing import Replacement, replace
 from funcware.compose.steps.tracing import (
     TracePolicy,
@@ -101,17 +101,6 @@ try:
 except PackageNotFoundError:  # imported from a checkout that was never installed
     __version__ = "0+unknown"
 
-# The features, on the core's seams (in the order a build consults them).
-interop.register()
-runs.register()  # before effects: the order checks see the stack a run gets
-effects.register()
-policies.register()
-structured.register()
-guards.register()
-pairing.register()
-nodes.register()
-register_watcher(lambda: import_module("funcware.observe.watch").WATCH)
-
 _LAZY = {
     "Explanation": "funcware.explain",
     "explain": "funcware.explain",
@@ -121,6 +110,13 @@ _LAZY = {
     "wrap_agent_call": "funcware.runs.decorator",
 }
 """Public names of features, loaded on first use (``from funcware import explain``)."""
+
+_FEATURES = frozenset(
+    {"effects", "guards", "interop", "nodes", "observe", "pairing", "policies", "runs"}
+    | {"structured", "subagents", "temporal", "explain", "testing", "cookbook", "messages"}
+    | {"tools", "structured_output"}
+)
+"""Subpackages, loaded as attributes on first use (``funcware.effects.declare``)."""
 
 _MOVED = {
     "BridgeSettings": "funcware.compose.threads.pool",
@@ -185,6 +181,8 @@ def __getattr__(name: str) -> Any:
         value = getattr(import_module(home), name)
         globals()[name] = value
         return value
+    if name in _FEATURES:
+        return import_module(f"{__name__}.{name}")
     return moved(__name__, name, _MOVED)
 
 

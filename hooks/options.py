@@ -6,11 +6,8 @@ class, or a mark on the hook method). The registry drives the decorators' valida
 their "did you mean" and misplaced-option messages, ``help()`` (each decorator's
 docstring ends with its options, written from here) and the docs. The core registers the
 options of the card (``name``, ``can_jump_to``, ``state_schema``, ``tools``,
-``stream_internal_calls``); each feature registers its own (``funcware.policies``:
-``timeout``, ``on_error``, ``always``; ``funcware.guards``: ``stream``; ``funcware.nodes``:
-``node_policy``;
-``funcware.effects``: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``,
-``position``).
+``stream_internal_calls``); ``funcware/plugins.py`` registers the features' own, whose
+checks (:func:`lazy`) load their feature only when the option is given.
 
 The ``TypedDict``s below type the same options for a static checker (a typed
 ``**options`` cannot come from a registry); a test checks that both list the same options
@@ -22,6 +19,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from typing_extensions import TypedDict
@@ -47,6 +45,8 @@ __all__ = [
     "WrapModelCallOptions",
     "WrapToolCallOptions",
     "describe",
+    "feature_options",
+    "lazy",
     "option",
     "options_for",
     "register_option",
@@ -150,6 +150,22 @@ def document(decorator: str, func: Callable[..., Any]) -> None:
     """Let ``func``'s docstring end with ``decorator``'s options, now and as they change."""
     _DOCS[decorator] = (func, func.__doc__ or "")
     func.__doc__ = (func.__doc__ or "") + describe(decorator)
+
+
+def feature_options() -> list[Option]:
+    """The options features registered (a build loads a feature when one is used)."""
+    return [o for o in _OPTIONS.values() if o.owner != "core"]
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A function that imports ``"module:function"`` on its first call and calls it."""
+    module, _, name = target.partition(":")
+
+    def call(*args: Any) -> Any:
+        return getattr(import_module(module), name)(*args)
+
+    call.__qualname__ = call.__name__ = name
+    return call
 
 
 def option(name: str) -> Option | None:

@@ -18,7 +18,7 @@ from langchain_core.tools import tool as make_tool
 from funcware.compose.chain import flatten
 from funcware.compose.graph.arguments import tool_problem
 from funcware.compose.graph.schema import merge_schemas, native_fields, reducer_keys
-from funcware.compose.seams import Build, arrange, transform
+from funcware.compose.seams import Build, activate, arrange, transform
 from funcware.errors import BrokenStackError, DuplicateMiddlewareError
 from funcware.hooks.middleware import (
     HOOKS,
@@ -133,6 +133,7 @@ class AgentPlan:
         duplicates = _first_duplicate(given) if problems else ""
         build = build or Build("create_agent")
         build.report = strict and not duplicates
+        activate(given, build)
         members = arrange(given, build)
         if not strict:
             problems.extend(build.problems)

@@ -7,14 +7,12 @@ write that touches no ``messages`` costs one dict lookup. A ``wrap_model_call`` 
 found at the model call: the outermost wrap notes the history the wraps received, and a
 break the history did not have is blamed on the wraps. The model call checks what it
 sends, and under ``tool_pairing="repair"`` sends the repaired history.
-A break is a :class:`~funcware.errors.ToolCallPairingWarning` (an error under
-``effects="strict"``) naming the middleware, the hook, its ``file:line`` and the messages.
+A break is reported by :mod:`funcware.pairing.breaks` (loaded only then).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -31,34 +29,13 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
 from funcware.compose.steps.model_call import Delegate, ModelCall
-from funcware.errors import ToolCallPairingError, ToolCallPairingWarning
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
-from funcware.pairing.contract import is_paired, open_tail, problems, repaired
+from funcware.pairing.contract import is_paired, open_tail
 
-__all__ = ["PairedModelCall", "check_node", "outermost", "report"]
+__all__ = ["PairedModelCall", "check_node", "outermost"]
 
 NodeCallable = Callable[..., Any]
-
-
-def report(what: str, broken: list[str], strict: bool, fix: str) -> None:
-    """Warn (or, ``strict``, raise) that ``what`` breaks the contract as ``broken`` says."""
-    listing = "\n".join(f"  - {p}" for p in broken)
-    text = (
-        f"{what} breaks the tool-call pairing contract (every tool call of an AIMessage "
-        f"has exactly one ToolMessage answer, right after it):\n{listing}\n{fix}"
-    )
-    if strict:
-        raise ToolCallPairingError(text)
-    warnings.warn(text, ToolCallPairingWarning, stacklevel=3)
-
-
-_WRITE_FIX = (
-    "A provider refuses such a history (HTTP 400) on the next model call. Keep each "
-    "ToolMessage with its AIMessage when dropping or moving messages (remove a call's "
-    "answers with it), or pass create_agent(tool_pairing='repair') to send the model a "
-    "repaired history."
-)
 
 
 def _written(result: object) -> tuple[object, object]:
@@ -119,10 +96,12 @@ def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
         return
     if not is_paired(before[start:] if start else before, pending_ok or jump == "end"):
         return  # broken before this write (named where that happened)
+    from funcware.pairing.breaks import WRITE_FIX, problems, report
+
     what = f"The write of {impl.describe()}"
     if jump == "end" and is_paired(after, pending_ok=True):
         what += " (it jumps to the end and leaves the latest tool calls unanswered)"
-    report(what, problems(after, pending_ok), strict, _WRITE_FIX)
+    report(what, problems(after, pending_ok), strict, WRITE_FIX)
 
 
 def check_node(
@@ -190,17 +169,6 @@ def _like(wrapper: Callable[..., Any], func: Callable[..., Any]) -> Callable[...
     return wrapper
 
 
-_HISTORY_FIX = (
-    "If a hook's write broke it, an earlier ToolCallPairingWarning names it; otherwise the "
-    "run's input or the thread's saved history was already broken. Pass "
-    "create_agent(tool_pairing='repair') to send the model a repaired history."
-)
-_WRAPS_FIX = (
-    "Keep each ToolMessage with its AIMessage when trimming or rewriting request.messages, "
-    "or pass create_agent(tool_pairing='repair') to send the model a repaired history."
-)
-
-
 class PairedModelCall(Delegate):
     """The model strategy that checks (or repairs) the messages it sends to the model."""
 
@@ -214,6 +182,8 @@ class PairedModelCall(Delegate):
     def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         if is_paired(messages):
             return messages
+        from funcware.pairing.breaks import HISTORY_FIX, WRAPS_FIX, problems, repaired, report
+
         if self.repair:
             return repaired(messages)
         history = _HISTORY.get()
@@ -224,9 +194,9 @@ class PairedModelCall(Delegate):
                 f"{'this model wrap' if len(self.wraps) == 1 else 'one of these model wraps'} "
                 f"changed it: {layers})"
             )
-            report(what, problems(messages), self.strict, _WRAPS_FIX)
+            report(what, problems(messages), self.strict, WRAPS_FIX)
         else:
-            report("The history sent to the model", problems(messages), self.strict, _HISTORY_FIX)
+            report("The history sent to the model", problems(messages), self.strict, HISTORY_FIX)
         return messages
 
     def invoke(

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from funcware.hooks.options import ALL, Context, Option, register_option
+from funcware.hooks.options import Context
 
 if TYPE_CHECKING:
     from funcware.compose.seams import Build
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from funcware.runs.decorator import wrap_agent_call
     from funcware.runs.per_run import PerRun
 
-__all__ = ["RunChoice", "RunControl", "register", "wrap_agent_call"]
+__all__ = ["RunChoice", "RunControl", "wrap_agent_call"]
 
 CONFIG_KEY = "funcware"
 """The key of a run's choice of middleware in ``config["configurable"]``."""
@@ -156,26 +156,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'funcware.runs' has no attribute {name!r}")
 
 
-def _per_run(value: object, context: Context) -> str:
+def check_per_run(value: object, context: Context) -> str:
     from funcware.runs.per_run import check_mode
 
     return check_mode(value, context.source)
-
-
-def register(**_: Any) -> None:
-    """Register the option and the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_option(
-        Option(
-            "per_run",
-            ALL,
-            None,
-            "'on' (runs may switch it off), 'off' (registered, on only in runs that add it) "
-            "or 'required' (no run may switch it off); default: on, and runs may switch it "
-            "off.",
-            owner="runs",
-            check=_per_run,
-        )
-    )
-    register_feature(RunControl())

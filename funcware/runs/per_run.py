@@ -312,10 +312,15 @@ class PerRun:
     # -- running it -----------------------------------------------------------------------
 
     def _check(self, members: list[AgentMiddleware[Any, Any, Any]]) -> AgentPlan:
+        from funcware.compose.agent import DEFAULTS
         from funcware.compose.graph.plan import AgentPlan
         from funcware.compose.seams import Build
 
-        options = {k: self.arguments.get(k) for k in ("response_format", "order", "effects")}
+        options = {
+            k: v
+            for k in ("response_format", "order", "effects")
+            if (v := self.arguments.get(k)) is not None and v != DEFAULTS.get(k)
+        }
         token = _BUILDING.set(True)
         try:
             return AgentPlan.build(
