@@ -31,7 +31,7 @@ from langgraph.types import Command
 from funcware.compose.steps.model_call import Delegate, ModelCall
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
-from funcware.pairing.contract import is_paired, open_tail
+from funcware.pairing.contract import call_ids, is_paired, open_tail
 
 __all__ = ["PairedModelCall", "check_node", "outermost"]
 
@@ -67,20 +67,30 @@ def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage
     if any(isinstance(m, RemoveMessage) for m in new):
         merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
         return merged, 0
-    position = {m.id: index for index, m in enumerate(before)}
     after: list[AnyMessage] | None = None
     appended: list[AnyMessage] = []
+    alike = True  # every replacement keeps the calls or answer of what it replaces
     for message in new:
-        index = position.get(message.id) if message.id is not None else None
+        index = _position(before, message.id) if message.id is not None else None
         if index is None:
             appended.append(message)
             continue
         if after is None:
             after = list(before)
+        alike = alike and call_ids(after[index]) == call_ids(message)
         after[index] = message  # replaced by id, in place
     if after is None:
         return [*before, *appended], open_tail(before)
-    return [*after, *appended], 0
+    return [*after, *appended], open_tail(before) if alike else 0
+
+
+def _position(messages: list[AnyMessage], message_id: str) -> int | None:
+    """The index of the message with ``message_id`` (searched from the end, where a
+    hook's rewrite usually lands), or ``None``."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].id == message_id:
+            return index
+    return None
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:

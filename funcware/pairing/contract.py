@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage
 
-__all__ = ["is_paired", "open_tail"]
+__all__ = ["call_ids", "is_paired", "open_tail"]
 
 _TOOL = frozenset({"tool", "ToolMessageChunk"})
 _AI = frozenset({"ai", "AIMessageChunk"})
@@ -72,3 +72,16 @@ def open_tail(messages: Sequence[BaseMessage]) -> int:
     if calls and (message.tool_calls or message.invalid_tool_calls):  # type: ignore[union-attr]
         return index
     return index + 1
+
+
+def call_ids(message: BaseMessage) -> object:
+    """What of ``message`` counts for the contract: its kind and the call ids it makes or
+    answers (a message rewritten with the same ones keeps the contract as it was)."""
+    kind = message.type
+    if kind in _TOOL:
+        return kind, message.tool_call_id  # type: ignore[attr-defined]
+    if kind in _AI:
+        calls = message.tool_calls  # type: ignore[attr-defined]
+        invalid = message.invalid_tool_calls  # type: ignore[attr-defined]
+        return kind, [c["id"] for c in calls], [c["id"] for c in invalid]
+    return kind
