@@ -6,8 +6,7 @@ over by changing one import. ``ToolCallRequest`` and ``ToolRuntime`` are langgra
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, Union
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
@@ -17,8 +16,6 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.typing import ContextT
 from typing_extensions import NotRequired, Required, TypedDict, TypeVar
-
-from funcware.hooks.wording import a
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -94,19 +91,6 @@ class OutputAgentState(TypedDict, Generic[ResponseT]):
     structured_response: NotRequired[ResponseT]
 
 
-_REQUEST_FIELDS = (
-    "model",
-    "messages",
-    "system_message",
-    "tool_choice",
-    "tools",
-    "response_format",
-    "state",
-    "runtime",
-    "model_settings",
-)
-
-
 @dataclass(init=False)
 class ModelRequest(Generic[ContextT]):
     """One model call: what will be sent, and the state and runtime it is made in.
@@ -140,10 +124,9 @@ class ModelRequest(Generic[ContextT]):
         model_settings: dict[str, Any] | None = None,
     ) -> None:
         if system_prompt is not None and system_message is not None:
-            raise ValueError(
-                "Cannot specify both system_prompt and system_message: ModelRequest "
-                "takes one; pass system_message=SystemMessage(...) only."
-            )
+            from funcware.hooks.type_misuse import both_prompts
+
+            raise both_prompts("ModelRequest", "system_message=SystemMessage(...) only")
         if system_prompt is not None:
             system_message = SystemMessage(content=system_prompt)
         values: dict[str, Any] = {
@@ -168,18 +151,10 @@ class ModelRequest(Generic[ContextT]):
         return self.system_message.text
 
     def __setattr__(self, name: str, value: Any) -> None:
-        fix = "system_message=SystemMessage(...)" if name == "system_prompt" else f"{name}=..."
-        warnings.warn(
-            f"Direct attribute assignment to ModelRequest.{name} is deprecated. "
-            f"Use request.override({fix}) instead to create a new request "
-            f"(assigning changes the request in place, for every layer that holds it).",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        if name == "system_prompt":
-            name = "system_message"
-            value = None if value is None else SystemMessage(content=value)
-        object.__setattr__(self, name, value)
+        """Deprecated (a ``DeprecationWarning``): change a request with :meth:`override`."""
+        from funcware.hooks.type_misuse import assign
+
+        assign(self, name, value)
 
     def override(self, **changes: Any) -> ModelRequest[ContextT]:
         """Return a new request with ``changes`` applied; this one is left as it was.
@@ -188,41 +163,34 @@ class ModelRequest(Generic[ContextT]):
         ``SystemMessage``). An unknown name is a ``TypeError`` listing the valid ones.
         """
         unknown = sorted(set(changes) - {*_REQUEST_FIELDS, "system_prompt"})
-        if unknown:
-            valid = ", ".join((*_REQUEST_FIELDS, "system_prompt"))
-            raise TypeError(
-                f"ModelRequest.override() got unknown field(s) {', '.join(unknown)}; "
-                f"valid fields are: {valid}."
+        if unknown or ("system_prompt" in changes and "system_message" in changes):
+            from funcware.hooks import type_misuse
+
+            if unknown:
+                raise type_misuse.unknown_request_fields(
+                    unknown, (*_REQUEST_FIELDS, "system_prompt")
+                )
+            raise type_misuse.both_prompts(
+                "ModelRequest.override()", "system_message=SystemMessage(...)"
             )
         if "system_prompt" in changes:
-            if "system_message" in changes:
-                raise ValueError(
-                    "Cannot specify both system_prompt and system_message: "
-                    "ModelRequest.override() takes one; pass system_message=SystemMessage(...)."
-                )
             prompt = changes.pop("system_prompt")
             changes["system_message"] = None if prompt is None else SystemMessage(content=prompt)
         # __init__ writes through object.__setattr__: no deprecation warning to silence.
-        fields = {name: changes.get(name, getattr(self, name)) for name in _REQUEST_FIELDS}
-        return type(self)(**fields)
+        values = {name: changes.get(name, getattr(self, name)) for name in _REQUEST_FIELDS}
+        return type(self)(**values)
+
+
+_REQUEST_FIELDS = tuple(f.name for f in fields(ModelRequest))
 
 
 def result_problem(result: object) -> str | None:
     """Why ``result`` cannot be a ``ModelResponse.result`` (a list of messages), with the fix."""
     if type(result) is list and all(isinstance(item, BaseMessage) for item in result):
         return None
-    fix = "ModelResponse(result=[AIMessage(content=...)])"
-    if isinstance(result, BaseMessage):
-        problem = f"is {a(type(result).__name__)}, not a list"
-        fix = "ModelResponse(result=[message]) (or return the AIMessage itself)"
-    elif isinstance(result, list):
-        index, item = next((i, x) for i, x in enumerate(result) if not isinstance(x, BaseMessage))
-        problem = f"has {a(type(item).__name__)} at position {index}, not a message"
-    else:
-        problem = f"is {a(type(result).__name__)}, not a list of messages"
-        if isinstance(result, str):
-            problem += " (langchain-core would turn every character into a message)"
-    return f"{problem}. Write {fix}"
+    from funcware.hooks.type_misuse import result_problem as words
+
+    return words(result)
 
 
 @dataclass
@@ -276,10 +244,9 @@ class AgentRequest:
         """A copy with ``changes`` applied (``input``, ``config``, ``context``)."""
         unknown = sorted(set(changes) - {"input", "config", "context"})
         if unknown:
-            raise TypeError(
-                f"AgentRequest.override() got {', '.join(map(repr, unknown))}; "
-                "an AgentRequest has input, config and context."
-            )
+            from funcware.hooks.type_misuse import unknown_agent_request_fields
+
+            raise unknown_agent_request_fields(unknown)
         return replace(self, **changes)
 
 
