@@ -14,7 +14,6 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
-from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec, Unpack
 
 from funcware.hooks.injection import injection_for
@@ -38,7 +37,7 @@ from funcware.hooks.options import (
     option,
     options_for,
 )
-from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
+from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -188,47 +187,9 @@ def hook_config(
         def stop_on_done(state):
             return {"jump_to": "end"} if "DONE" in state["messages"][-1].text else None
     """
-    given = {"timeout": timeout, "always": always}
-    marked = {key: value for key, value in given.items() if value not in (None, False)}
+    from funcware.hooks.configuring import configure
 
-    def decorator(target: F) -> F:
-        if isinstance(target, FunctionMiddleware):
-            if can_jump_to is not None or not marked:
-                _add_jumps_to_generated(target, can_jump_to)
-            for impl in hook_impls(target).values():
-                name = impl.hook if impl.sync is not None else "a" + impl.hook
-                context = Context("hook_config", impl.hook, _label(target.__wrapped__))
-                _stash(type(target).__dict__[name], marked, context)
-            return target
-        if inspect.isclass(target):
-            from funcware.hooks.refusals import hook_config_on_a_class
-
-            raise hook_config_on_a_class(target, where(target))
-        func = _check_function(target, "hook_config")
-        _stash(func, marked, Context("hook_config", "", _label(func)))
-        jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
-        old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
-        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
-        return target
-
-    return decorator
-
-
-def _add_jumps_to_generated(
-    middleware: FunctionMiddleware[Any, Any], can_jump_to: Sequence[JumpTo] | None
-) -> None:
-    impls = hook_impls(middleware)
-    node_hooks = [impl for hook, impl in impls.items() if hook in NODE_HOOKS]
-    if not node_hooks:
-        from funcware.hooks.refusals import jumps_without_node_hooks
-
-        raise jumps_without_node_hooks(middleware, list(impls))
-    jumps = _normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
-    for impl in node_hooks:
-        name = impl.hook if impl.sync is not None else "a" + impl.hook
-        adapter = type(middleware).__dict__[name]
-        old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
-        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
+    return configure(can_jump_to, timeout, always)
 
 
 def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
@@ -274,36 +235,6 @@ def _wrap_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any
 
     setattr(sync_wrap, DIRECT_ATTR, func)
     return sync_wrap
-
-
-def _prompt_message(func: Callable[..., Any], value: object) -> SystemMessage:
-    if isinstance(value, SystemMessage):
-        return value
-    if isinstance(value, str):
-        return SystemMessage(content=value)
-    from funcware.hooks.refusals import bad_prompt
-
-    raise bad_prompt(func, value)
-
-
-def _prompt_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
-    if not _binds(func, 1):
-        from funcware.hooks.refusals import bad_signature
-
-        raise bad_signature("dynamic_prompt", func)
-    if inspect.iscoroutinefunction(func):
-
-        async def async_prompt(self: Any, request: ModelRequest[Any], handler: Any) -> Any:
-            message = _prompt_message(func, await func(request))
-            return await handler(request.override(system_message=message))
-
-        return async_prompt
-
-    def sync_prompt(self: Any, request: ModelRequest[Any], handler: Any) -> Any:
-        message = _prompt_message(func, func(request))
-        return handler(request.override(system_message=message))
-
-    return sync_prompt
 
 
 def _core_options_ok(state_schema: object, name: object, stream_internal_calls: object) -> bool:
@@ -533,4 +464,6 @@ def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
         def by_user(request):
             return f"You help {request.runtime.context.user_name}."
     """
-    return _decorate(func, options, "wrap_model_call", _prompt_adapter, "dynamic_prompt")
+    from funcware.hooks.prompts import prompt_adapter
+
+    return _decorate(func, options, "wrap_model_call", prompt_adapter, "dynamic_prompt")
