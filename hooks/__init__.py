@@ -1,9 +1,7 @@
 """funcware.hooks — writing middleware: the base class, the decorators and the types.
 
-Options of the decorators that belong to a feature (``timeout=``, ``stream=``,
-``reads=``, ...) are documented with the feature (:mod:`funcware.policies`,
-:mod:`funcware.guards`, :mod:`funcware.effects`); :mod:`funcware.hooks.options` lists
-them all.
+The decorators' options that belong to a feature (``timeout=``, ``stream=``, ``reads=``, ...)
+are documented with it; :mod:`funcware.hooks.options` lists them all.
 """
 
 from typing import Any

@@ -1,10 +1,8 @@
 """The hook decorators: each lifts a plain function into a one-hook middleware.
 
-``@before_model`` (and its siblings) generate an ``AgentMiddleware`` subclass named after
-the function (or ``name=``) and return its instance, callable exactly like the function.
-``hook_config`` stashes jump targets on a function, above or below the hook decorator.
-Which options each decorator takes, how they are checked and where they land is the
-registry's (:mod:`funcware.hooks.options`); the refusals are :mod:`funcware.hooks.refusals`.
+``@before_model`` (and its siblings) return an instance of a generated ``AgentMiddleware``
+subclass named after the function (or ``name=``), callable exactly like the function. Their
+options are the registry's (:mod:`.options`); their refusals are worded in :mod:`.refusals`.
 """
 
 from __future__ import annotations
@@ -77,8 +75,8 @@ def _label(func: Callable[..., Any]) -> str:
 
 
 def _binds(func: Callable[..., Any], positional: int, names: Sequence[str] = ()) -> bool:
-    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (True when
-    its signature cannot be read)."""
+    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (or has no
+    signature to read)."""
     try:
         inspect.signature(func).bind(*range(positional), **dict.fromkeys(names))
     except TypeError:
@@ -106,11 +104,8 @@ def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
 
 
 def _friendly(typed: type | None = None) -> Callable[[F], F]:
-    """Check a public decorator's options before it runs, with messages that cite the caller.
-
-    The options it takes are the registry's (:func:`~funcware.hooks.options.options_for`);
-    ``typed`` (the decorator's ``TypedDict``) gives ``help()`` their annotations.
-    """
+    """Check a public decorator's options (the registry's) before it runs; ``typed``, its
+    ``TypedDict``, gives ``help()`` their annotations."""
 
     def wrap(public: F) -> F:
         name = public.__name__
@@ -238,8 +233,7 @@ def _wrap_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any
 
 
 def _core_options_ok(state_schema: object, name: object, stream_internal_calls: object) -> bool:
-    """Whether ``state_schema`` is a class with annotations (or None), ``name`` a non-empty
-    str (or None) and ``stream_internal_calls`` a bool."""
+    """Whether the core's options are of the types they take (else :mod:`.refusals` says)."""
     schema_ok = state_schema is None or (
         inspect.isclass(state_schema) and hasattr(state_schema, "__annotations__")
     )
@@ -303,11 +297,8 @@ def _lift(
 
 
 class Lifted(Protocol):
-    """What a called decorator (``@before_model(...)``) returns; generic per function.
-
-    A protocol, not a ``Callable`` alias: with an alias, mypy solves ``P``/``R`` at
-    ``before_model(...)`` (to ``Never``) instead of at the decorated function.
-    """
+    """What a called decorator (``@before_model(...)``) returns; generic per function (a
+    ``Callable`` alias would make mypy solve ``P``/``R`` at ``before_model(...)``, to ``Never``)."""
 
     def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 

@@ -326,13 +326,8 @@ def is_middleware(obj: object) -> bool:
 
 
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
-    """The hooks ``middleware`` defines, in :data:`HOOKS` order.
-
-    A hook is defined when its sync or async method is overridden from the base class.
-    Middleware that computes its hooks (a composite) provides ``__funcware_hooks__``; an
-    object that is no funcware middleware is read by the first registered adapter that
-    knows it (see :mod:`funcware.hooks.adapters`).
-    """
+    """The hooks ``middleware`` defines (overrides), in :data:`HOOKS` order: a composite's from
+    its ``__funcware_hooks__``, another library's from the first adapter that knows it."""
     provided = getattr(middleware, "__funcware_hooks__", None)
     if provided is not None:
         return cast("dict[HookName, HookImpl]", provided())

@@ -1,7 +1,5 @@
-"""The values middleware reads and returns: state, model requests and responses.
-
-Names and fields match LangChain v1's ``langchain.agents.middleware`` so code moves
-over by changing one import. ``ToolCallRequest`` and ``ToolRuntime`` are langgraph's own.
+"""The values middleware reads and returns: state, model requests and responses, named as in
+LangChain v1's ``langchain.agents.middleware`` (``ToolCallRequest``, ``ToolRuntime``: langgraph's).
 """
 
 from __future__ import annotations
@@ -157,11 +155,8 @@ class ModelRequest(Generic[ContextT]):
         assign(self, name, value)
 
     def override(self, **changes: Any) -> ModelRequest[ContextT]:
-        """Return a new request with ``changes`` applied; this one is left as it was.
-
-        Accepts the request's fields, plus ``system_prompt`` (a string turned into a
-        ``SystemMessage``). An unknown name is a ``TypeError`` listing the valid ones.
-        """
+        """A new request with ``changes`` (the request's fields, or ``system_prompt``, a string
+        turned into a ``SystemMessage``) applied; this one is left as it was."""
         unknown = sorted(set(changes) - {*_REQUEST_FIELDS, "system_prompt"})
         if unknown or ("system_prompt" in changes and "system_message" in changes):
             from funcware.hooks import type_misuse
@@ -195,10 +190,8 @@ def result_problem(result: object) -> str | None:
 
 @dataclass
 class ModelResponse(Generic[ResponseT]):
-    """What a model call produced: its messages and, if requested, structured output.
-
-    ``result`` must be a list of messages; anything else is refused when it is made.
-    """
+    """What a model call produced: its messages (a list, else refused) and, if requested,
+    structured output."""
 
     result: list[BaseMessage]
     structured_response: ResponseT | None = None
@@ -211,11 +204,8 @@ class ModelResponse(Generic[ResponseT]):
 
 @dataclass
 class ExtendedModelResponse(Generic[ResponseT]):
-    """A model response plus a ``Command`` whose ``update`` is written to the state.
-
-    The updates of all ``wrap_model_call`` layers are merged, inner first, outer last:
-    reducer keys (``messages``) receive every value, a plain key keeps the outermost.
-    """
+    """A model response plus a ``Command`` whose ``update`` is written to the state (all
+    layers' updates merged: a reducer key gets every value, a plain key the outermost)."""
 
     model_response: ModelResponse[ResponseT]
     command: Command[Any] | None = None
@@ -229,12 +219,8 @@ ModelCallResult: TypeAlias = Union[  # noqa: UP007 - a runtime alias must work o
 
 @dataclass(frozen=True)
 class AgentRequest:
-    """One run of an agent, as a ``wrap_agent_call`` layer sees it.
-
-    ``input`` is what ``invoke``/``stream`` got (a state dict, or a ``Command`` resuming a
-    paused run); ``config`` the run's config; ``context`` the run's ``context=``.
-    ``override(**changes)`` returns a new request and never changes this one.
-    """
+    """One run of an agent, as a ``wrap_agent_call`` layer sees it: what ``invoke``/``stream``
+    got (a state, or a ``Command`` resuming a paused run), the run's config and ``context=``."""
 
     input: Any
     config: RunnableConfig
@@ -252,12 +238,8 @@ class AgentRequest:
 
 @dataclass(frozen=True)
 class AgentResponse:
-    """How one run ended, as a ``wrap_agent_call`` layer sees it.
-
-    ``result`` is the run's last state (what ``invoke`` returns; ``None`` if the run
-    produced none); ``interrupts`` the pending interrupts of a paused run (empty when the
-    run finished). A layer may return another ``AgentResponse`` to replace the result.
-    """
+    """How one run ended, as a ``wrap_agent_call`` layer sees it (a layer may return another):
+    its last state (what ``invoke`` returns, or ``None``) and a paused run's interrupts."""
 
     result: Any
     interrupts: tuple[Interrupt, ...] = ()
