@@ -19,7 +19,6 @@ from funcware.hooks.decorators import (
 )
 from funcware.hooks.internal_calls import internal_call_metadata
 from funcware.hooks.middleware import AgentMiddleware
-from funcware.hooks.moved import moved
 from funcware.hooks.types import (
     AgentRequest,
     AgentResponse,
@@ -74,4 +73,6 @@ MOVED: dict[str, str] = {}
 
 
 def __getattr__(name: str) -> Any:
+    from funcware.hooks.moved import moved  # names that moved are rare: load it when asked
+
     return moved(__name__, name, MOVED)
