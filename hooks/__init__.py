@@ -1,9 +1,7 @@
 """funcware.hooks — writing middleware: the base class, the decorators and the types.
 
-Options of the decorators that belong to a feature (``timeout=``, ``stream=``,
-``reads=``, ...) are documented with the feature (:mod:`funcware.policies`,
-:mod:`funcware.guards`, :mod:`funcware.effects`); :mod:`funcware.hooks.options` lists
-them all.
+The decorators' options that belong to a feature (``timeout=``, ``stream=``, ``reads=``, ...)
+are documented with it; :mod:`funcware.hooks.options` lists them all.
 """
 
 from typing import Any
@@ -21,7 +19,6 @@ from funcware.hooks.decorators import (
 )
 from funcware.hooks.internal_calls import internal_call_metadata
 from funcware.hooks.middleware import AgentMiddleware
-from funcware.hooks.moved import moved
 from funcware.hooks.types import (
     AgentRequest,
     AgentResponse,
@@ -76,4 +73,6 @@ MOVED: dict[str, str] = {}
 
 
 def __getattr__(name: str) -> Any:
+    from funcware.hooks.moved import moved  # names that moved are rare: load it when asked
+
     return moved(__name__, name, MOVED)

@@ -1,8 +1,7 @@
 """Public names that moved: their old import paths keep working, with a deprecation warning.
 
-A package lists what moved out of it in a ``MOVED`` table (name -> new home) and answers
-unknown attributes with :func:`moved`; the front door (``funcware/__init__.py``) fills
-the tables, so the core never names the feature packages that hold the names now.
+A package answers unknown attributes with :func:`moved` and its ``MOVED`` table (name -> new
+home), which the front door fills: the core never names the feature packages.
 """
 
 from __future__ import annotations
