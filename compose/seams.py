@@ -1,36 +1,16 @@
 """The seams: where a feature plugs into the core. Each is used once per build.
 
-A feature is an object with a ``name`` and any of the methods of :class:`Feature`;
-:func:`register` adds it to the one registry. While ``create_agent`` builds an agent it
-calls, in registration order, every registered feature that defines the seam:
-
-``adapt(member)``
-    while flattening the middleware list, for an object that is not a funcware
-    ``AgentMiddleware`` (LangChain's middleware): a funcware middleware standing in for
-    it, or ``None`` when the feature does not know it.
-``arrange(members, build)``
-    with the flat list: check it (or reorder it) and return it.
-``transform(impl, build)``
-    for every hook of every member: the :class:`~funcware.hooks.middleware.HookImpl` to
-    use instead (wrapping its callables), or the same one.
-``plan(plan, build)``
-    once the plan is complete: add state fields, tools that end the loop, checks.
-``model_call(call, build)``
-    with the model node's :class:`~funcware.compose.steps.model_call.ModelCall`: the
-    strategy to use instead (structured output, stream guards).
-``node(impl, node, build)``
-    with each node hook's graph callables ``(sync, async)``: the pair to use instead.
-``node_options(name, impl, build)``
-    for each node the agent adds (``impl`` is ``None`` for ``"model"`` and ``"tools"``):
-    keyword arguments for langgraph's ``add_node`` (``retry_policy``, ``cache_policy``,
-    ``error_handler``, ``timeout``), or an empty mapping. ``name="*"`` (``impl`` ``None``)
-    asks once for the agent-wide defaults, passed to ``StateGraph.set_node_defaults``.
-``compiled(graph, build)``
-    with the compiled agent: attach data, add run wraps (always-run cleanups).
-
-A feature that does not define a seam is never asked about it, and a feature that finds
-nothing to do returns what it was given: a stack that uses no feature runs the core alone.
-The core never imports a feature; ``funcware/__init__.py`` registers the built-in ones.
+A feature is an object with a ``name`` and any of the methods of :class:`Feature`
+(``adapt`` is :mod:`funcware.hooks.adapters`); :func:`register` adds it, or a
+:class:`Plugin` that names where it lives, loaded the first time a build needs it. While
+``create_agent`` builds an agent it calls, in registration order, every loaded feature
+that defines the seam: ``arrange(members, build)`` (check or reorder the flat list),
+``transform(impl, build)`` (each hook), ``plan(plan, build)``, ``model_call(call, build)``
+(the model step's strategy), ``node(impl, pair, build)`` (each node hook's callables),
+``node_options(name, impl, build)`` (langgraph ``add_node`` keywords; ``"*"``: the
+defaults) and ``compiled(graph, build)`` (run wraps). A feature that finds nothing to do
+returns what it was given. The core never imports a feature; ``funcware/plugins.py``
+registers the built-in ones. ``docs/architecture.md`` tells each seam in full.
 """
 
 from __future__ import annotations
