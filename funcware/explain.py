@@ -13,6 +13,8 @@ an agent prepared for Temporal (``funcware.temporal``), where each step runs.
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -270,3 +272,15 @@ def _run_lines(plan: AgentPlan, run: RunRecord) -> list[str]:
         *reversed(hooks["after_agent"]),
     ]
     return beside_plan([impl.label for impl in order], run)
+
+
+class _Module(types.ModuleType):
+    """This module, callable as :func:`explain`: ``import funcware.explain`` makes the
+    module the package's ``explain`` attribute, and ``funcware.explain(agent)`` must
+    still explain."""
+
+    def __call__(self, target: Any, **options: Any) -> Explanation:
+        return explain(target, **options)
+
+
+sys.modules[__name__].__class__ = _Module

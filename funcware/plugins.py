@@ -29,6 +29,7 @@ register_option(
         None,
         "'on' (runs may switch it off), 'off' (registered, on only in runs that add it) or "
         "'required' (no run may switch it off); default: on, and runs may switch it off.",
+        annotation="Literal['on', 'off', 'required'] | None",
         owner="runs",
         check=lazy("funcware.runs:check_per_run"),
     )
@@ -46,6 +47,11 @@ EFFECTS_HELP = {
     "requires": "middleware (names or classes) that must be in the agent with it.",
     "position": "'outermost' or 'innermost' (default: anywhere).",
 }
+EFFECTS_TYPES = {
+    **dict.fromkeys(("reads", "writes"), "Collection[str] | None"),
+    **dict.fromkeys(("outside", "inside", "requires"), "Sequence[str | type] | None"),
+    "position": "Position | None",
+}
 for _key, _help in EFFECTS_HELP.items():
     register_option(
         Option(
@@ -53,6 +59,7 @@ for _key, _help in EFFECTS_HELP.items():
             ALL,
             None,
             _help,
+            annotation=EFFECTS_TYPES[_key],
             owner="effects",
             check=lazy(f"funcware.effects:check_{_key}"),
             complete=lazy("funcware.effects:complete_writes"),
@@ -74,6 +81,7 @@ register_option(
         None,
         "seconds the hook (a wrap: its layer and all inside it) may take, else "
         "HookTimeoutError (default: no limit).",
+        annotation="float | None",
         owner="policies",
         check=lazy("funcware.policies:check_timeout"),
         target="method",
@@ -85,6 +93,7 @@ register_option(
         ALL,
         "raise",
         "'raise' (default) or 'continue' (log a failure, run on without it).",
+        annotation="OnError",
         owner="policies",
         check=lazy("funcware.policies:check_on_error"),
     )
@@ -95,6 +104,7 @@ register_option(
         frozenset({"after_agent", "hook_config"}),
         False,
         "True runs the after_agent hook also when the run fails (default: False).",
+        annotation="bool",
         owner="policies",
         check=lazy("funcware.policies:check_always"),
         target="method",
@@ -120,6 +130,7 @@ register_option(
         "pass",
         "'pass' (default), 'buffer' or SlidingWindow(chars=..., check=...): what the guard "
         "lets through to the stream.",
+        annotation="StreamPolicy",
         owner="guards",
         check=lazy("funcware.guards:check_stream"),
         elsewhere="stream= governs what a guard lets through to the stream: it applies to the "
@@ -139,6 +150,7 @@ register_option(
         None,
         "langgraph add_node policies for the hook's node: a dict of retry_policy, "
         "cache_policy, error_handler, timeout (default: none).",
+        annotation="Mapping[str, Any] | None",
         owner="nodes",
         check=lazy("funcware.nodes:check_node_policy"),
         elsewhere="node_policy= applies to a hook's graph node: wrap hooks run inside the "

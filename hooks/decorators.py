@@ -23,22 +23,20 @@ from funcware.hooks.middleware import (
     hook_impls,
     where,
 )
-from funcware.hooks.options import (
-    AfterAgentOptions,
-    AfterModelOptions,
-    Context,
-    HookOptions,
-    NodeOptions,
-    WrapModelCallOptions,
-    WrapToolCallOptions,
-    document,
-    option,
-    options_for,
-)
+from funcware.hooks.options import Context, document, option, options_for
 from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
+
+    from funcware.hooks.option_types import (
+        AfterAgentOptions,
+        AfterModelOptions,
+        HookOptions,
+        NodeOptions,
+        WrapModelCallOptions,
+        WrapToolCallOptions,
+    )
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -103,9 +101,9 @@ def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
     return tuple(dict.fromkeys(t for group in groups for t in group))
 
 
-def _friendly(typed: type | None = None) -> Callable[[F], F]:
-    """Check a public decorator's options (the registry's) before it runs; ``typed``, its
-    ``TypedDict``, gives ``help()`` their annotations."""
+def _friendly(typed: bool = True) -> Callable[[F], F]:
+    """Check a public decorator's options (the registry's) before it runs; ``typed``: its
+    signature shows them, with their types (``help()``)."""
 
     def wrap(public: F) -> F:
         name = public.__name__
@@ -121,19 +119,7 @@ def _friendly(typed: type | None = None) -> Callable[[F], F]:
                 raise bad_call(name, args, options, own)
             return public(*args, **options)
 
-        if typed is not None:
-            keywords = [
-                inspect.Parameter(
-                    key,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=getattr(option(key), "default", None),
-                    annotation=getattr(hint, "__forward_arg__", hint),
-                )
-                for key, hint in typed.__annotations__.items()
-            ]
-            first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
-            checked.__signature__ = inspect.Signature(first + keywords)  # type: ignore[attr-defined]
-        document(name, checked)
+        document(name, checked, signed=typed)
         return checked  # type: ignore[return-value]
 
     return wrap
@@ -162,7 +148,7 @@ def _stash(target: Any, options: dict[str, Any], context: Context) -> dict[str, 
     return attributes
 
 
-@_friendly()
+@_friendly(typed=False)
 def hook_config(
     *,
     can_jump_to: Sequence[JumpTo] | None = None,
@@ -322,7 +308,7 @@ def _decorate(
 def before_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_agent(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(NodeOptions)
+@_friendly()
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
 
@@ -341,7 +327,7 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
 def before_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_model(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(NodeOptions)
+@_friendly()
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run before every model call.
 
@@ -360,7 +346,7 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
 def after_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_model(func: None = None, /, **options: Unpack[AfterModelOptions]) -> Lifted: ...
-@_friendly(AfterModelOptions)
+@_friendly()
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run after every model call.
 
@@ -379,7 +365,7 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
 def after_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_agent(func: None = None, /, **options: Unpack[AfterAgentOptions]) -> Lifted: ...
-@_friendly(AfterAgentOptions)
+@_friendly()
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
 
@@ -398,7 +384,7 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
 def wrap_model_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def wrap_model_call(func: None = None, /, **options: Unpack[WrapModelCallOptions]) -> Lifted: ...
-@_friendly(WrapModelCallOptions)
+@_friendly()
 def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
@@ -422,7 +408,7 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
 def wrap_tool_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def wrap_tool_call(func: None = None, /, **options: Unpack[WrapToolCallOptions]) -> Lifted: ...
-@_friendly(WrapToolCallOptions)
+@_friendly()
 def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
@@ -444,7 +430,7 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
 def dynamic_prompt(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def dynamic_prompt(func: None = None, /, **options: Unpack[HookOptions]) -> Lifted: ...
-@_friendly(HookOptions)
+@_friendly()
 def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt:
     it replaces the request's system message for that model call.

@@ -6,6 +6,7 @@ module loads only when something is wrong.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import os
 import sys
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from funcware.hooks.decorators import FunctionMiddleware, _label
-from funcware.hooks.options import Context, options_for, unknown_option
+from funcware.hooks.options import Context, option, options_for
 from funcware.hooks.types import JUMP_TARGETS
 from funcware.hooks.wording import returned
 
@@ -164,4 +165,24 @@ def bad_prompt(func: Callable[..., Any], value: object) -> TypeError:
     return TypeError(
         f"@dynamic_prompt function {_label(func)} returned {returned(value, handler=False)}; "
         "it must return a str or a SystemMessage."
+    )
+
+
+def unknown_option(decorator: str, key: str, at: str, value: object = None) -> str:
+    """Why ``@decorator`` refuses ``key=value`` (given at ``at``), and what it takes instead."""
+    allowed = [o.name for o in options_for(decorator)]
+    known = option(key)
+    if known is not None:
+        takers = sorted(d for d in known.decorators if d != "hook_config")
+        why = f" {known.elsewhere}" if known.elsewhere else ""
+        return (
+            f"@{decorator} (at {at}) does not take {key}= (got {key}={value!r}): {key}= "
+            f"applies to {' and '.join(takers)} hooks only.{why} Its options: "
+            f"{', '.join(allowed) or 'none'}."
+        )
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = f" Did you mean {close[0]}=?" if close else ""
+    return (
+        f"@{decorator} (at {at}) got an unknown option {key}=.{hint} Its options: "
+        f"{', '.join(allowed) or 'none'}."
     )
