@@ -167,10 +167,9 @@ class AlwaysRun:
     ) -> Iterator[Any]:
         """``run``'s stream; on failure, the always-run hooks run before it raises."""
         tap, record = _tap(graph, kwargs), RunRecord()
+        each_step = partial(_current, RUN_RECORD, record)
         try:
-            yield from tapped(
-                tap, run(input, config, **tap.kwargs), partial(_current, RUN_RECORD, record)
-            )
+            yield from tapped(tap, run(input, config, **tap.kwargs), each_step)
         except Exception as exc:
             error = exc
         else:
@@ -185,10 +184,9 @@ class AlwaysRun:
     ) -> AsyncIterator[Any]:
         """``run``'s stream; on failure, the always-run hooks run before it raises."""
         tap, record = _tap(graph, kwargs), RunRecord()
-        chunks = run(input, config, **tap.kwargs)
-        async with contextlib.aclosing(
-            atapped(tap, chunks, partial(_current, RUN_RECORD, record))
-        ) as seen:
+        each_step = partial(_current, RUN_RECORD, record)
+        seen = atapped(tap, run(input, config, **tap.kwargs), each_step)
+        async with contextlib.aclosing(seen):  # the run's stream closes when the caller stops
             try:
                 async for chunk in seen:
                     yield chunk
