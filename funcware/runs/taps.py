@@ -14,7 +14,7 @@ stream through a tap, as the caller asked for it.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from typing import Any
 
 __all__ = ["SKIP", "ARun", "Run", "Tap", "atapped", "tapped"]
@@ -98,16 +98,11 @@ Step = Callable[[], AbstractContextManager[object]]
 run's record of the hooks that started), and leaves before the chunk goes on."""
 
 
-def tapped(tap: Tap, chunks: Iterator[Any], each_step: Step = nullcontext) -> Iterator[Any]:
+def tapped(tap: Tap, chunks: Iterator[Any], each_step: Step | None = None) -> Iterator[Any]:
     """``chunks`` as the caller asked for them (``tap`` sees each); ``chunks`` is closed
     when this ends, however it ends."""
     try:
-        while True:
-            with each_step():
-                try:
-                    chunk = next(chunks)
-                except StopIteration:
-                    return
+        for chunk in chunks if each_step is None else _stepped(chunks, each_step):
             seen = tap.see(chunk)
             if seen is not SKIP:
                 yield seen
@@ -117,17 +112,22 @@ def tapped(tap: Tap, chunks: Iterator[Any], each_step: Step = nullcontext) -> It
             close()
 
 
+def _stepped(chunks: Iterator[Any], each_step: Step) -> Iterator[Any]:
+    while True:
+        with each_step():
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                return
+        yield chunk
+
+
 async def atapped(
-    tap: Tap, chunks: AsyncIterator[Any], each_step: Step = nullcontext
+    tap: Tap, chunks: AsyncIterator[Any], each_step: Step | None = None
 ) -> AsyncGenerator[Any, None]:
     """Async :func:`tapped`."""
     try:
-        while True:
-            with each_step():
-                try:
-                    chunk = await anext(chunks)
-                except StopAsyncIteration:
-                    return
+        async for chunk in chunks if each_step is None else _astepped(chunks, each_step):
             seen = tap.see(chunk)
             if seen is not SKIP:
                 yield seen
@@ -135,3 +135,13 @@ async def atapped(
         aclose = getattr(chunks, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+async def _astepped(chunks: AsyncIterator[Any], each_step: Step) -> AsyncIterator[Any]:
+    while True:
+        with each_step():
+            try:
+                chunk = await anext(chunks)
+            except StopAsyncIteration:
+                return
+        yield chunk
