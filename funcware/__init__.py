@@ -110,6 +110,7 @@ structured.register()
 guards.register()
 pairing.register()
 nodes.register()
+import_module("funcware.subagents").register()  # after runs: its run wraps wrap the choice
 register_watcher(lambda: import_module("funcware.observe.watch").WATCH)
 
 _LAZY = {
