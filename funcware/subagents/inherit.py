@@ -129,11 +129,12 @@ def receive(
 
 def inherited_names(graph: AgentGraph, config: Mapping[str, Any]) -> list[str]:
     """The names of the middleware a run of ``graph`` with ``config`` inherits."""
-    spec = ((config.get("configurable") or {}).get(CHOICE_KEY)) if config else None
+    spec = (config.get("configurable") or {}).get(CHOICE_KEY)
     chosen = stack_for(graph, carried(config), spec)
     if chosen is spec or not isinstance(chosen, Mapping):
         return []
-    return [m.name if not isinstance(m, str) else m for m in chosen["add"][len(_list(spec or {}, "add")) :]]
+    own = len(_list(spec, "add")) if isinstance(spec, Mapping) else 0
+    return [m if isinstance(m, str) else m.name for m in chosen["add"][own:]]
 
 
 def plan_for(graph: AgentGraph, config: Mapping[str, Any]) -> AgentPlan:
