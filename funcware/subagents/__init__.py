@@ -98,7 +98,8 @@ class Receive:
             return run(input, config, **kwargs)
         from funcware.subagents.inherit import receive
 
-        return receive(self, graph, handed, input, config, kwargs, run, "stream")
+        chunks: Iterator[Any] = receive(self, graph, handed, input, config, kwargs, run, "stream")
+        return chunks
 
     def astream(
         self,
@@ -114,7 +115,10 @@ class Receive:
             return run(input, config, **kwargs)
         from funcware.subagents.inherit import receive
 
-        return receive(self, graph, handed, input, config, kwargs, run, "astream")
+        achunks: AsyncIterator[Any] = receive(
+            self, graph, handed, input, config, kwargs, run, "astream"
+        )
+        return achunks
 
 
 class Hand:
