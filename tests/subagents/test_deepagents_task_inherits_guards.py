@@ -5,7 +5,8 @@ starts them from its ``task`` tool; with deepagents pointed at funcware's ``crea
 (as in ``tests/interop/test_deepagents.py``), a ``PIIRedaction`` given to the deep agent
 (it declares ``subagents="inherit"``) also guards each subagent's model calls and answer:
 a customer's e-mail address a subagent's tool returns never reaches its model, and its
-report comes back redacted; without the declaration it does not.
+report comes back redacted; without the declaration it does not. LangChain's own
+``PIIMiddleware``, given the attribute ``subagents = "inherit"``, is inherited the same way.
 
 Skipped with a reason when deepagents is not installed (it needs Python 3.11+); with
 ``FUNCWARE_REQUIRE_DEEPAGENTS=1`` (CI) a missing deepagents is a failure instead.
@@ -78,7 +79,7 @@ def _call(name: str, args: dict[str, Any], call_id: str) -> AIMessage:
     return AIMessage("", tool_calls=[{"name": name, "args": args, "id": call_id}])
 
 
-def _deep_agent(guard: PIIRedaction) -> tuple[Any, ScriptedChatModel]:
+def _deep_agent(guard: Any) -> tuple[Any, ScriptedChatModel]:
     """A deep agent whose ``researcher`` subagent looks the customer up; its model."""
     parent_model = ScriptedChatModel(
         responses=[
@@ -181,3 +182,19 @@ def test_the_record_nests_the_task_subagents_run_under_the_deep_agent(
     inner = {f"{layer.middleware}.{layer.hook}" for layer in run if _under(layer, nested)}
     assert {f"{guard.name}.before_model", f"{guard.name}.wrap_model_call"} <= inner
     assert f"subagents     inherit {guard.name}" in str(funcware.explain(on_funcware[-1]))
+
+
+def test_langchains_pii_middleware_declared_inherit_guards_the_task_subagent(
+    on_funcware: list[Any],
+) -> None:
+    from langchain.agents.middleware import PIIMiddleware
+
+    guard = PIIMiddleware("email", strategy="redact", apply_to_tool_results=True)
+    guard.subagents = "inherit"  # type: ignore[attr-defined]  # LangChain's, declared
+    agent, researcher_model = _deep_agent(guard)
+
+    agent.invoke({"messages": [HumanMessage("Who is customer 42?")]})
+
+    assert len(researcher_model.calls) == 2
+    assert EMAIL not in _seen_by(researcher_model)
+    assert "[REDACTED_EMAIL]" in _seen_by(researcher_model)
