@@ -65,7 +65,9 @@ def _list(spec: Mapping[str, Any], key: str) -> list[Any]:
 def stack_for(graph: AgentGraph, handed: Members, spec: object) -> object:
     """The per-run choice that runs ``graph`` with the ``handed`` middleware it lacks, or
     ``spec`` itself (the run's own choice, ``None`` for none) when it lacks none."""
-    running = {m.name for m in graph.plan.middleware}
+    choice = _choice(graph)
+    off = choice.default_skipped if choice is not None else frozenset()
+    running = {m.name for m in graph.plan.middleware if id(m) not in off}
     registered = {m.name for m in _members(graph)}
     own: Mapping[str, Any] = spec if isinstance(spec, Mapping) else {}
     disabled = {str(name) for name in _list(own, "disable")}

@@ -256,3 +256,30 @@ def test_a_single_agents_record_has_no_agent_layer() -> None:
         agent.invoke({"messages": [HumanMessage("hi")]})
 
     assert all(layer.hook != "agent" for layer in run)
+
+
+def test_a_subagents_own_copy_that_is_off_by_default_is_switched_on() -> None:
+    ran: list[str] = []
+
+    def audit(who: str, **options: Any) -> Any:
+        @wrap_model_call(name="audit", **options)
+        def layer(request: Any, handler: Any) -> Any:
+            ran.append(who)
+            return handler(request)
+
+        return layer
+
+    # Both kinds of "off": kept in the graph and skipped (wrap-only), or left out of it.
+    for own in (audit("own", per_run="off"), PIIRedaction("email", strategy="hash")):
+        own.per_run = "off"  # type: ignore[union-attr]
+        ran.clear()
+        sub, sub_model = _helper(middleware=[own])
+        handed = audit("parent", subagents="inherit") if own.name == "audit" else _redaction()
+        parent, _ = _parent(sub, [handed])
+
+        parent.invoke({"messages": [HumanMessage("go")]})
+
+        if own.name == "audit":
+            assert ran == ["parent", "own", "parent"]  # the subagent's call: its own copy
+        else:
+            assert "<email_hash:" in _seen_by(sub_model)  # its own copy, switched on
