@@ -283,3 +283,19 @@ def test_a_subagents_own_copy_that_is_off_by_default_is_switched_on() -> None:
             assert ran == ["parent", "own", "parent"]  # the subagent's call: its own copy
         else:
             assert "<email_hash:" in _seen_by(sub_model)  # its own copy, switched on
+
+
+def test_a_funcware_agent_as_a_node_of_a_graph_a_tool_runs_inherits_too() -> None:
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    sub, sub_model = _helper()
+    builder: StateGraph[Any, Any, Any, Any] = StateGraph(MessagesState)
+    builder.add_node("helper", sub)
+    builder.add_edge(START, "helper")
+    builder.add_edge("helper", END)
+    team = builder.compile()
+    parent, _ = _parent(team, [_redaction()])
+
+    parent.invoke({"messages": [HumanMessage("go")]})
+
+    assert sub_model.calls and EMAIL not in _seen_by(sub_model)
