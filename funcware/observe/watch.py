@@ -62,7 +62,8 @@ class Watch:
 
     def run(self, graph: Any, input: Any, config: Any) -> AbstractContextManager[Any]:
         instruments = installed()
-        observers = active()
+        # The run record and other layer observers; an instrument has its agent-run span.
+        observers = tuple(o for o in active() if o not in instruments)
         nested = nested_run(observers, graph) if observers and inside_an_agent_run() else None
         if not instruments:
             return nested or nullcontext()
