@@ -26,7 +26,7 @@ from funcware.hooks.middleware import AgentMiddleware, origin
 from funcware.runs import CONFIG_KEY as CHOICE_KEY
 from funcware.runs import RunChoice
 from funcware.runs.per_run import SKIP_KEY, per_run_mode
-from funcware.subagents import CONFIG_KEY, carried, inherits
+from funcware.subagents import CONFIG_KEY, carried
 
 if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
@@ -80,9 +80,7 @@ def stack_for(graph: AgentGraph, handed: Members, spec: object) -> object:
                 f'switch it off. Remove {member.name!r} from config["configurable"]'
                 '["funcware"]["disable"].'
             )
-    added = [
-        m for m in handed if m.name not in registered and m.name not in disabled and inherits(m)
-    ]
+    added = [m for m in handed if m.name not in registered and m.name not in disabled]
     # Registered but off by default (per_run="off"): switched on by name.
     switched_on = [
         m.name
