@@ -5,7 +5,7 @@ sends its model the raw value and answers redacted, sync and async; without the
 declaration it does not; a subagent with a middleware of the same name keeps its own (no
 second copy); an inherited ``per_run="required"`` guard cannot be switched off by the
 subagent's run; an agent with no middleware inherits too; agents that hand nothing down get
-no extra run wrap; ``explain()`` says what is handed down and what a run inherits; the run
+no extra run wrap, and runs that hand nothing down load nothing more; ``explain()`` says what is handed down and what a run inherits; the run
 record nests the subagent's run under the parent's.
 """
 
@@ -213,6 +213,34 @@ def test_only_agents_that_hand_something_down_get_the_hand_wrap() -> None:
 
     assert not any(isinstance(w, Hand) for w in plain.run_wraps)
     assert any(isinstance(w, Hand) for w in guarded.run_wraps)
+
+
+def test_runs_that_hand_nothing_down_load_nothing_more() -> None:
+    from fresh_python import run_python
+
+    loaded = run_python(
+        """
+        import json, sys
+        from langchain_core.messages import AIMessage, HumanMessage
+        from langchain_core.tools import tool
+        import funcware
+        from funcware.testing import ScriptedChatModel
+
+        sub = funcware.create_agent(ScriptedChatModel(responses=["hi"]))
+
+        @tool
+        def ask(q: str) -> str:
+            \"\"\"Ask.\"\"\"
+            return sub.invoke({"messages": [HumanMessage(q)]})["messages"][-1].text
+
+        call = {"name": "ask", "args": {"q": "?"}, "id": "c1"}
+        model = ScriptedChatModel(responses=[AIMessage("", tool_calls=[call]), "ok"])
+        funcware.create_agent(model, [ask]).invoke({"messages": [HumanMessage("go")]})
+        print(json.dumps({"inherit": "funcware.subagents.inherit" in sys.modules}))
+        """
+    )
+
+    assert loaded == {"inherit": False}
 
 
 def test_explain_names_what_is_handed_down_and_what_a_run_inherits() -> None:
