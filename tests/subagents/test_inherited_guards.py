@@ -3,9 +3,11 @@
 A funcware agent invoked inside a tool of a parent whose PII redaction is inherited never
 sends its model the raw value and answers redacted, sync and async; without the
 declaration it does not; a subagent with a middleware of the same name keeps its own (no
-second copy); an inherited ``per_run="required"`` guard cannot be switched off by the
-subagent's run; an agent with no middleware inherits too; agents that hand nothing down get
-no extra run wrap, and runs that hand nothing down load nothing more; ``explain()`` says what is handed down and what a run inherits; the run
+second copy), and one it registered off by default is switched on; an inherited
+``per_run="required"`` guard cannot be switched off by the subagent's run; an agent with
+no middleware, a grandchild and an agent used as a graph node inherit too; only agents
+that hand something down get the extra run wrap, and runs that hand nothing down load
+nothing more; ``explain()`` says what is handed down and what a run inherits; the run
 record nests the subagent's run under the parent's.
 """
 
