@@ -36,6 +36,21 @@ register_option(
 )
 register(Plugin("runs", "funcware.runs:RunControl"))  # first: the checks see a run's stack
 
+# Subagents inherit middleware declared subagents="inherit" (handed down through the run).
+register_option(
+    Option(
+        "subagents",
+        ALL,
+        None,
+        "'inherit': every agent started during its runs (a funcware agent used as a tool, "
+        "deepagents' task subagents) runs with it too; default: only this agent.",
+        annotation="Literal['inherit'] | None",
+        owner="subagents",
+        check=lazy("funcware.subagents:check_subagents"),
+    )
+)
+register(Plugin("subagents", "funcware.subagents:Subagents", on=frozenset({"subagents"})))
+
 # Declared effects and ordering constraints.
 EFFECTS_HELP = {
     "reads": "effect names it reads, e.g. 'messages.latest', 'request.messages' (default: "

@@ -54,6 +54,8 @@ class HookOptions(TypedDict, total=False):
     per_run: Literal["on", "off", "required"] | None
     """Whether runs may switch it off (``"on"``), only switch it on (``"off"``) or never
     switch it off (``"required"``). Default: ``None`` (on; runs may switch it off)."""
+    subagents: Literal["inherit"] | None
+    """``"inherit"``: agents started during its runs run with it too. Default: ``None``."""
 
 
 class StateOptions(HookOptions, total=False):
