@@ -73,15 +73,14 @@ from funcware.hooks import (
     before_model,
     dynamic_prompt,
     hook_config,
-    internal_call_metadata,
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.hooks.moved import moved
 
 if TYPE_CHECKING:
     from funcware.explain import Explanation, explain
     from funcware.guards.policy import SlidingWindow, StreamPolicy
+    from funcware.hooks.internal_calls import internal_call_metadata
     from funcware.policies import run_error
     from funcware.runs.decorator import wrap_agent_call
     from funcware.structured_output import (
@@ -108,6 +107,7 @@ _LAZY = {
     "StreamPolicy": "funcware.guards.policy",
     "run_error": "funcware.policies",
     "wrap_agent_call": "funcware.runs.decorator",
+    "internal_call_metadata": "funcware.hooks.internal_calls",
 }
 """Public names of features, loaded on first use (``from funcware import explain``)."""
 
@@ -118,59 +118,9 @@ _FEATURES = frozenset(
 )
 """Subpackages, loaded as attributes on first use (``funcware.effects.declare``)."""
 
-_MOVED = {
-    "BridgeSettings": "funcware.compose.threads.pool",
-    "configure_bridge": "funcware.compose.threads.bridge",
-}
-"""Names this module no longer exports (internals), with where they live now."""
-
-_hooks_package.MOVED.update(
-    {
-        **dict.fromkeys(
-            ("EFFECTS", "Declaration", "declarations"), "funcware.effects.declarations"
-        ),
-        **dict.fromkeys(
-            ("HOOKS", "NODE_HOOKS", "WRAP_HOOKS", "HookImpl", "hook_impls"),
-            "funcware.hooks.middleware",
-        ),
-        "HookTimeoutError": "funcware.errors",
-        "SlidingWindow": "funcware.guards",
-        "StreamPolicy": "funcware.guards",
-        **dict.fromkeys(
-            (
-                "TracePolicy",
-                "configure_trace_policy",
-                "hook_trace_policy",
-                "omit_payload",
-                "resolve_trace_policy",
-            ),
-            "funcware.compose.steps.tracing",
-        ),
-    }
-)
-_compose_package.MOVED.update(
-    {
-        **dict.fromkeys(
-            (
-                "BrokenStackError",
-                "DuplicateMiddlewareError",
-                "InvalidJumpError",
-                "MiddlewareOrderError",
-                "MiddlewareOrderWarning",
-                "UndeclaredEffectError",
-                "UnknownStateKeyError",
-                "UnknownStateKeyWarning",
-            ),
-            "funcware.errors",
-        ),
-        "AlwaysRunGraph": "funcware.compose.steps.runs",
-        "Conflict": "funcware.effects.ordering",
-        "Hazard": "funcware.effects.hazards",
-        "Explanation": "funcware.explain",
-        "explain": "funcware.explain",
-        "run_error": "funcware.policies",
-    }
-)
+_hooks_package.MOVED = "funcware.deprecations:HOOKS"
+_compose_package.MOVED = "funcware.deprecations:COMPOSE"
+# Names that moved out of the core packages (and this one): looked up on the first miss.
 
 
 def __getattr__(name: str) -> Any:
@@ -183,7 +133,9 @@ def __getattr__(name: str) -> Any:
         return value
     if name in _FEATURES:
         return import_module(f"{__name__}.{name}")
-    return moved(__name__, name, _MOVED)
+    from funcware.hooks.moved import moved
+
+    return moved(__name__, name, "funcware.deprecations:FUNCWARE")
 
 
 __all__ = [

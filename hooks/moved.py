@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from funcware.errors import FuncwareDeprecationWarning
 
 __all__ = ["moved"]
 
 
-def moved(package: str, name: str, table: dict[str, str]) -> Any:
-    """``name`` from its new home in ``table``, with a ``FuncwareDeprecationWarning``; an
-    ``AttributeError`` if ``package`` never had it."""
+def moved(package: str, name: str, table: Mapping[str, str] | str) -> Any:
+    """``name`` from its new home in ``table`` (or the table ``"module:attribute"`` names),
+    with a ``FuncwareDeprecationWarning``; an ``AttributeError`` if ``package`` never had it."""
+    if isinstance(table, str):
+        module, _, attribute = table.partition(":")
+        table = cast("Mapping[str, str]", getattr(importlib.import_module(module), attribute))
     home = table.get(name)
     if home is None:
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
