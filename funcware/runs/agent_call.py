@@ -165,7 +165,7 @@ def _sync_layer(
             calls[0] += 1
             return inner(request)
 
-        def run() -> AgentResponse:
+        with _observed_if(observed, layer, calls):
             if layer.sync is not None:
                 return _checked(layer, layer.sync(request, handler))
 
@@ -174,9 +174,6 @@ def _sync_layer(
 
             assert layer.async_ is not None
             return _checked(layer, run_coroutine_sync(layer.async_(request, ahandler)))
-
-        with _observed_if(observed, layer, calls):
-            return run()
 
     return call
 
@@ -195,7 +192,7 @@ def _async_layer(
             calls[0] += 1
             return await inner(request)
 
-        async def run() -> AgentResponse:
+        with _observed_if(observed, layer, calls):
             if layer.async_ is not None:
                 return _checked(layer, await layer.async_(request, handler))
             loop = asyncio.get_running_loop()
@@ -206,9 +203,6 @@ def _async_layer(
 
             assert layer.sync is not None
             return _checked(layer, await run_in_thread(layer.sync, request, sync_handler))
-
-        with _observed_if(observed, layer, calls):
-            return await run()
 
     return call
 
@@ -376,7 +370,7 @@ class AgentCallWrap:
 
         def attempt(request: AgentRequest) -> AgentResponse:
             request = this.prepare(request)
-            chunks.extend(tapped(this.tap, this.stream(run, request)))
+            this.tap.collect(this.stream(run, request), chunks)
             return this.response()
 
         observed = watcher() is not None
@@ -392,7 +386,7 @@ class AgentCallWrap:
 
         async def attempt(request: AgentRequest) -> AgentResponse:
             request = await this.aprepare(request)
-            chunks.extend([seen async for seen in atapped(this.tap, this.stream(run, request))])
+            await this.tap.acollect(this.stream(run, request), chunks)
             return this.response()
 
         observed = watcher() is not None

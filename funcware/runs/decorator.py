@@ -35,6 +35,10 @@ def _binds_two(func: Callable[..., Any]) -> bool:
     return True
 
 
+DIRECT = "__funcware_direct_layer__"
+"""Marks the method that only calls the decorated function: the run calls the function."""
+
+
 def _lift(func: object, name: str | None, per_run: str | None) -> FunctionMiddleware[Any, Any]:
     if not callable(func) or isinstance(func, type):
         raise TypeError(
@@ -64,6 +68,7 @@ def _lift(func: object, name: str | None, per_run: str | None) -> FunctionMiddle
 
         method, method_name = wrap, "wrap_agent_call"
     method.__wrapped__ = func  # type: ignore[attr-defined]
+    setattr(method, DIRECT, True)
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<wrap_agent_call>"
     class_name = name or getattr(func, "__name__", None) or type(func).__name__
     namespace: dict[str, Any] = {

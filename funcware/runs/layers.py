@@ -12,6 +12,7 @@ from typing import Any
 from funcware.hooks.class_hooks import check_class
 from funcware.hooks.middleware import AgentMiddleware, where
 from funcware.runs.agent_call import AgentLayer
+from funcware.runs.decorator import DIRECT
 
 __all__ = ["agent_layers"]
 
@@ -21,6 +22,12 @@ def _overrides(cls: type, attr: str) -> bool:
         if attr in vars(klass):
             return klass is not AgentMiddleware
     return False
+
+
+def _direct(method: Any) -> Any:
+    """The user's function behind a method ``@wrap_agent_call`` made, else ``method``."""
+    func = getattr(method, "__wrapped__", None)
+    return func if func is not None and getattr(method, DIRECT, False) else method
 
 
 def agent_layers(members: Sequence[Any]) -> tuple[AgentLayer, ...]:
@@ -35,5 +42,8 @@ def agent_layers(members: Sequence[Any]) -> tuple[AgentLayer, ...]:
         if sync is None and async_ is None:
             continue
         check_class(cls, (AgentMiddleware,))
-        found.append(AgentLayer(member, sync, async_, where(sync or async_)))
+        at = where(sync or async_)
+        # A decorated function is called as it is (one frame less around every run).
+        sync, async_ = _direct(sync), _direct(async_)
+        found.append(AgentLayer(member, sync, async_, at))
     return tuple(found)

@@ -81,6 +81,33 @@ class Tap:
             return (ns, payload) if self.subgraphs else payload
         return chunk
 
+    def collect(self, chunks: Iterator[Any], into: list[Any]) -> None:
+        """Read ``chunks`` to their end into ``into``, as the caller asked for them (a run
+        read whole: ``invoke``); ``chunks`` is closed however this ends."""
+        see = self.see
+        try:
+            for chunk in chunks:
+                seen = see(chunk)
+                if seen is not SKIP:
+                    into.append(seen)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+
+    async def acollect(self, chunks: AsyncIterator[Any], into: list[Any]) -> None:
+        """Async :meth:`collect`."""
+        see = self.see
+        try:
+            async for chunk in chunks:
+                seen = see(chunk)
+                if seen is not SKIP:
+                    into.append(seen)
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
     def values_chunk(self, result: Any, interrupts: tuple[Any, ...]) -> Any:
         """``result`` as a root ``"values"`` chunk in the caller's format; ``SKIP`` if the
         caller did not ask for ``"values"``."""
