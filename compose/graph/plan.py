@@ -34,9 +34,6 @@ from funcware.hooks.types import AgentState
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
 
 
-DUPLICATE_SENTENCE = "Please remove duplicate middleware instances."
-
-
 def _as_tool(item: object, owner: object = None, index: int = 0) -> BaseTool | dict[str, Any]:
     """``item`` as a tool; ``owner`` is the middleware that brought it, if any."""
     place = (
@@ -129,8 +126,12 @@ class AgentPlan:
         through the seams, once.
         """
         given = flatten(middleware, place)
-        problems = _name_clashes(given)
-        duplicates = _first_duplicate(given) if problems else ""
+        problems: list[str] = []
+        duplicates = ""
+        if len({m.name for m in given}) != len(given):
+            from funcware.compose.graph.stack_errors import first_duplicate, name_clashes
+
+            problems, duplicates = name_clashes(given), first_duplicate(given)
         build = build or Build("create_agent")
         build.report = strict and not duplicates
         members = arrange(given, build)
@@ -164,13 +165,9 @@ class AgentPlan:
         )
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
-            listing = "\n".join(f"  - {p}" for p in plan.problems)
-            if duplicates:
-                raise DuplicateMiddlewareError(
-                    f"{DUPLICATE_SENTENCE} {duplicates} create_agent cannot build this "
-                    f"agent:\n{listing}"
-                )
-            raise BrokenStackError(f"create_agent cannot build this agent:\n{listing}")
+            from funcware.compose.graph.stack_errors import broken_stack
+
+            raise broken_stack(plan.problems, duplicates)
         return plan
 
     def _jump_problems(self) -> list[str]:
@@ -183,48 +180,3 @@ class AgentPlan:
             for impl in self.hooks[hook]
             if "tools" in impl.can_jump_to
         ]
-
-
-def _source(m: object) -> str:
-    """``Tracer at file:line``: the class or function a middleware comes from, and where."""
-    func = getattr(m, "__wrapped__", None)
-    what = getattr(func if func is not None else type(m), "__qualname__", type(m).__name__)
-    return f"{what} at {origin(m)}"
-
-
-def _first_duplicate(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> str:
-    """``Middleware 'x' (hook before_model) is listed twice.``: the first clash, in a line."""
-    seen: dict[str, AgentMiddleware[Any, Any, Any]] = {}
-    for m in members:
-        first = seen.setdefault(m.name, m)
-        if first is m and members.count(m) == 1:
-            continue
-        hooks: list[str] = list(hook_impls(m)) or ["no hooks"]
-        label = "hook" if len(hooks) == 1 else "hooks"
-        what = "is listed twice" if first is m else "shares its name with another middleware"
-        return f"Middleware {m.name!r} ({label} {', '.join(hooks)}) {what}."
-    return ""
-
-
-def _name_clashes(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> list[str]:
-    seen: dict[str, tuple[int, AgentMiddleware[Any, Any, Any]]] = {}
-    problems: list[str] = []
-    for index, m in enumerate(members):
-        if m.name not in seen:
-            seen[m.name] = (index, m)
-            continue
-        first_index, first = seen[m.name]
-        if first is m:
-            problems.append(
-                f"middleware {m.name!r} ({_source(m)}) is listed twice (positions "
-                f"{first_index} and {index}). Remove one of them."
-            )
-            continue
-        problems.append(
-            f"two middleware are named {m.name!r}: position {first_index} ({_source(first)}) "
-            f"and position {index} ({_source(m)}). Names must be unique: pass name='...' to "
-            "the decorator (@before_model(name='...')), or set `.name` / override the "
-            "`name` property of a class; to run the second in the first's place, list it as "
-            "funcware.replace(...)."
-        )
-    return problems

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.runnables import RunnableConfig
 
-from funcware.compose.stream.quiet import current_config
+from funcware.compose.stream.hidden import current_config
 from funcware.hooks.types import ModelRequest, ModelResponse
 
 __all__ = ["Delegate", "ModelCall", "Update"]

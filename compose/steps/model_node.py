@@ -24,7 +24,7 @@ from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.model_call import ModelCall
 from funcware.compose.steps.pauses import refuse_unresumable
 from funcware.compose.steps.repair import answer_invalid_tool_calls
-from funcware.compose.stream.quiet import (
+from funcware.compose.stream.hidden import (
     agent_config,
     hidden_calls,
     runnable_config,

@@ -18,7 +18,7 @@ from langgraph.errors import GraphInterrupt
 from funcware.compose.observing import watcher
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.pauses import refuse_unresumable
-from funcware.compose.stream.quiet import (
+from funcware.compose.stream.hidden import (
     agent_config,
     current_config,
     hidden_calls,

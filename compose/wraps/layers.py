@@ -1,30 +1,20 @@
 """A run of wrap layers of one flavour, folded per call: one :class:`Handler` per layer call.
 
-The handler given to layer ``i`` is the bound ``call`` of a :class:`Handler` made when
-layer ``i`` is called. Each call of it runs layer ``i + 1`` with a handler of its own (or,
-after the last layer, the piece inside the run: the tail or a bridged run), checks what
-that layer returned (``CallKind.normalize``; a result of exactly the ``plain`` type passes
-as is), and notes an error on the layer that raised it. So a layer costs two stack frames
-(its handler's ``call`` and its own function), as nested calls do, and each attempt of a
-handler (a retry, or attempts that overlap) has its own handlers inside it, so attempts
-never mix.
-
-A handler keeps the writes (commands) of what lies inside its last attempt that returned;
-a layer's result carries those, then its own. A failed attempt clears them, and a layer
-that never calls its handler passes none on. A handler also counts its calls and answers,
-so a layer that throws an answer away is warned about (:class:`DoubleCallWarning`) and an
-observer can tell how the layer ended.
+The handler given to layer ``i`` runs layer ``i + 1`` (or, after the last, the piece inside
+the run) with a handler of its own, checks what it returned (``CallKind.normalize``; a
+result of exactly the ``plain`` type passes as is) and notes an error on the layer that
+raised it; so attempts (retries) never mix. A handler keeps the writes of what lies inside
+its last attempt that returned, and counts calls and answers (a layer that throws an answer
+away is warned about: :mod:`.double_calls`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from funcware.compose.steps.failures import note_passed_through, note_raised
+from funcware.compose.steps.failures import note_passed_through
 from funcware.compose.wraps.updates import NO_WRITES, Writes
-from funcware.errors import DoubleCallWarning
 from funcware.hooks.middleware import HookImpl
 
 if TYPE_CHECKING:
@@ -35,14 +25,13 @@ __all__ = [
     "AsyncPiece",
     "AsyncTail",
     "Handler",
+    "LayerWrap",
     "Outcome",
     "Piece",
     "Run",
     "Tail",
     "async_chain",
-    "async_outcome_piece",
     "async_tail_piece",
-    "outcome_piece",
     "sync_chain",
     "tail_piece",
 ]
@@ -67,16 +56,6 @@ def tail_piece(request: Any, tail: Tail) -> Outcome:
 async def async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
     """The innermost piece of an async onion."""
     return await tail(request), NO_WRITES
-
-
-def outcome_piece(request: Any, tail: Callable[[Any], Outcome]) -> Outcome:
-    """The innermost piece of a run bridged into an onion: its tail gives an outcome."""
-    return tail(request)
-
-
-async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
-    """The async :func:`outcome_piece`."""
-    return await tail(request)
 
 
 class Run:
@@ -106,30 +85,10 @@ class Run:
             response, own = self.normalize(result, self.impls[at])
             writes = inner.writes + own if own else inner.writes
         if inner.again:
-            self.check_double_call(at, inner, response)
-        return response, writes
+            from funcware.compose.wraps.double_calls import check_double_call
 
-    def check_double_call(self, at: int, handler: Handler, response: Any) -> None:
-        """Warn, once per layer, if layer ``at`` returned the last of several answers it got
-        (a retry throws the earlier answers away) and did not declare ``handler.retry``."""
-        if response is not handler.answer or at in self.warned:
-            return
-        self.warned.add(at)
-        impl = self.impls[at]
-        if "handler.retry" in (getattr(impl.middleware, "writes", None) or ()):
-            return
-        paid = "model" if self.hook == "wrap_model_call" else "tool"
-        warnings.warn(
-            DoubleCallWarning(
-                f"{impl.describe()} called its handler again after the handler had returned "
-                f"an answer, and returned the later answer: the earlier answer was thrown "
-                f"away and the {paid} was paid for {handler.answered} times. If this retry "
-                "is meant, declare it with writes=['handler.retry'] (an option of the "
-                "decorator, or the middleware class's `writes` attribute); otherwise call "
-                "the handler once and reuse its answer."
-            ),
-            stacklevel=3,
-        )
+            check_double_call(self, at, inner, response)
+        return response, writes
 
 
 class Handler:
@@ -164,6 +123,8 @@ class Handler:
         if at == self.run.size:
             note_passed_through(exc)
         else:
+            from funcware.compose.steps.error_notes import note_raised
+
             note_raised(exc, self.run.impls[at])
 
     def _returned(self, response: Any, writes: Writes) -> Any:

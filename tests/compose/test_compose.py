@@ -35,6 +35,7 @@ from funcware import (
 )
 from funcware.compose import ComposedMiddleware, compose
 from funcware.compose import chain as chain_module
+from funcware.compose import composite as composite_module
 from funcware.compose.graph.schema import SchemaConflict
 from funcware.compose.steps.nodes import InvalidJumpError
 from funcware.errors import DoubleCallWarning
@@ -225,7 +226,9 @@ def test_the_onion_is_built_once_on_the_first_call_not_on_every_call(
     def refuse(*args: object) -> None:
         raise AssertionError("the onion was rebuilt during a call")
 
-    for name in ("build_sync", "build_async", "hook_impls", "flatten", "arrange", "transform"):
+    for name in ("build_sync", "build_async", "hook_impls", "arrange", "transform"):
+        monkeypatch.setattr(composite_module, name, refuse)
+    for name in ("hook_impls", "flatten", "arrange"):
         monkeypatch.setattr(chain_module, name, refuse)
     for mode in MODES * 2:
         call_model(onion, mode)
