@@ -151,7 +151,7 @@ class AgentPlan:
         owned = [
             (_SchemaOwner(m), m.state_schema) for m in members if m.state_schema is not AgentState
         ]
-        schema = merge_schemas(owned, conflicts=problems, winner=state_schema)
+        schema = merge_schemas(owned, winner=state_schema)
         plan = cls(
             middleware=members,
             hooks=hooks,
