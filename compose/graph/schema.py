@@ -41,12 +41,8 @@ def _evaluated(schema: type) -> dict[str, Any]:
 
 
 def native_fields(schema: type) -> dict[str, Any]:
-    """A state schema's fields in funcware's terms (a new dict the caller may change).
-
-    A registered adapter rewrites the fields of another library's schemas (LangChain's
-    ``AgentState`` fields and omit markers, with ``funcware.interop``), so schemas from
-    both libraries merge without false conflicts and keep private fields private.
-    """
+    """A state schema's fields in funcware's terms (a new dict), another library's schema
+    rewritten by its registered adapter (``funcware.interop``)."""
     hints = dict(type_hints(schema))
     for adapter in adapters():
         adapted = adapter.fields(schema, hints)
@@ -94,8 +90,7 @@ def _accumulates(item: object) -> bool:
 _REDUCER_KEYS: WeakKeyDictionary[type, frozenset[str]] = WeakKeyDictionary()
 _IN_OUT: WeakKeyDictionary[type, tuple[type, type]] = WeakKeyDictionary()
 _MERGED: WeakValueDictionary[tuple[object, ...], type] = WeakValueDictionary()
-"""Schemas worked out once per class (a merged schema once per list of schemas): they
-depend on the classes only, and building an agent reads them every time."""
+"""Worked out once per class (a merged schema once per list of schemas)."""
 
 
 _T = TypeVar("_T")
@@ -113,10 +108,7 @@ def _once(cache: WeakKeyDictionary[type, _T], schema: type, work: Callable[[type
 
 
 def reducer_keys(schema: type) -> frozenset[str]:
-    """State keys that take several writes per step: a reducer or an accumulating channel.
-
-    ``Annotated[list, add_messages]``, ``Annotated[list, DeltaChannel(...)]``, ...
-    """
+    """State keys that take several writes per step: a reducer or an accumulating channel."""
     return _once(_REDUCER_KEYS, schema, _reducer_keys)
 
 
@@ -130,11 +122,8 @@ def _reducer_keys(schema: type) -> frozenset[str]:
 
 
 def _declarations(schema: type) -> dict[str, tuple[Any, bool]]:
-    """Each field's type (without ``Required``/``NotRequired``) and whether it is required.
-
-    The wrapper says so when there is one; otherwise the class does (``total=False``
-    leaves no wrapper on its fields).
-    """
+    """Each field's type (without ``Required``/``NotRequired``) and whether it is required
+    (the wrapper says so, else the class: ``total=False``)."""
     required_keys: frozenset[str] | None = getattr(schema, "__required_keys__", None)
     declared: dict[str, tuple[Any, bool]] = {}
     for key, annotation in native_fields(schema).items():

@@ -51,11 +51,8 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
 
 
 class ModelNode:
-    """Builds each call's ``ModelRequest``, runs the onion around the model, writes the result.
-
-    The update is the model's messages, then the merged writes of the layers' commands
-    (inner first, outer last; messages accumulate, the outermost value wins on a plain key).
-    """
+    """Builds each call's ``ModelRequest``, runs the onion around the model, writes the result:
+    the model's messages, then the layers' merged writes (the outermost wins a plain key)."""
 
     def __init__(
         self,
@@ -87,11 +84,8 @@ class ModelNode:
     def request(
         self, state: Any, runtime: Any
     ) -> tuple[ModelRequest[Any], list[AnyMessage] | None]:
-        """A fresh request, and the repaired history if invalid tool calls needed replies.
-
-        The request's lists and its ``state`` are copies, so editing them in place
-        changes this call only, never the agent's state.
-        """
+        """A fresh request (its lists and ``state`` are copies a layer may edit), and the
+        repaired history if invalid tool calls needed replies."""
         history: list[AnyMessage] = list(state["messages"])
         repaired = None
         if any(isinstance(m, AIMessage) and m.invalid_tool_calls for m in history):
@@ -162,10 +156,8 @@ class ModelNode:
         return self.call.respond(output, bound_for)
 
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
-        """The innermost handler: the model itself, as the strategy calls it.
-
-        What it raises is marked as passed through: no wrap layer gets its note.
-        """
+        """The innermost handler: the model itself, as the strategy calls it (what it raises
+        is marked as passed through)."""
         with passed_through:
             bound, messages, bound_for = self._prepare(request)
             try:
@@ -229,13 +221,8 @@ class ModelNode:
         repaired: list[AnyMessage] | None,
         attempts: Attempts | None = None,
     ) -> dict[str, Any] | list[Command[Any]]:
-        """The node's output, shaped as LangChain's so every stream mode shows the same.
-
-        The model's messages (after the repaired history, if any) come first, then each
-        merged write of the layers' commands as its own ``Command``: langgraph's
-        ``messages`` stream reads messages out of a dict or a list of Commands (not out of
-        ``(key, value)`` pairs), and ``updates`` lists one entry per write either way.
-        """
+        """The node's output, shaped as LangChain's so every stream mode shows the same: the
+        model's messages first, then each merged write as its own ``Command``."""
         messages = list(response.result)
         if attempts is not None and (feedback := attempts.feedback()):
             messages = [*feedback, *messages]

@@ -59,11 +59,8 @@ def check_node_result(
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
-    """``result`` if it is a valid node-hook result.
-
-    With ``known``, it may write only those state keys; with ``nodes``, a ``Command``
-    may ``goto`` only those nodes.
-    """
+    """``result`` if it is a valid node-hook result (with ``known``: writing only those keys;
+    with ``nodes``: a ``Command`` going only to those nodes)."""
     if result is None:
         return None
     if isinstance(result, Command):
@@ -186,12 +183,9 @@ def run_node(
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from sync code (an async-only hook runs on an event loop).
-
-    With ``known``, the result may write only those state keys; with ``nodes``, a
-    ``Command`` may go only to those nodes. While something observes the run, the
-    watcher runs it (see :mod:`funcware.compose.observing`).
-    """
+    """Call the hook from sync code (an async-only hook runs on an event loop); with
+    ``known`` it may write only those keys, with ``nodes`` go only to those nodes. While
+    something observes the run, the watcher runs it."""
     observer = watcher()
     if observer is None:
         return _call_node(impl, state, runtime, config, known=known, nodes=nodes)
@@ -209,11 +203,7 @@ async def run_node_async(
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
 ) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from async code (a sync-only hook runs on a worker thread).
-
-    ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
-    While something observes the run, the watcher runs it.
-    """
+    """Async :func:`run_node` (a sync-only hook runs on a worker thread)."""
     observer = watcher()
     if observer is None:
         return await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)

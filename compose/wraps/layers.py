@@ -44,8 +44,7 @@ Piece = Callable[[Any, Any], Outcome]
 """Takes ``(request, tail)``; returns the outcome ``(response, writes)``."""
 AsyncPiece = Callable[[Any, Any], Awaitable[Outcome]]
 LayerWrap = Callable[[HookImpl, Callable[..., Any], bool], Callable[..., Any]]
-"""Wraps a layer's function (``(request, handler) -> result``; async when the flag is
-true) once, at build."""
+"""Wraps a layer's function (async when the flag is true) once, at build."""
 
 
 def tail_piece(request: Any, tail: Tail) -> Outcome:
@@ -74,11 +73,10 @@ class Run:
         self.hook = kind.hook
         self.normalize = kind.normalize
         self.plain = kind.plain
-        self.warned: set[int] = set()
-        """Layers already warned about for a double call."""
+        self.warned: set[int] = set()  # layers warned about for a double call
 
     def checked(self, at: int, result: Any, inner: Handler) -> Outcome:
-        """Layer ``at``'s ``result`` as an outcome: its response, and the writes it carries."""
+        """Layer ``at``'s ``result`` as ``(response, the writes it carries)``."""
         if result.__class__ is self.plain:
             response, writes = result, inner.writes
         else:
@@ -98,18 +96,12 @@ class Handler:
 
     def __init__(self, run: Run, at: int, tail: Any) -> None:
         self.run, self.at, self.tail = run, at, tail
-        self.calls = 0
-        """How many times it was called."""
-        self.answered = 0
-        """How many of those calls returned."""
-        self.again = False
-        """Whether a call started after an earlier one had returned."""
-        self.answer: Any = None
-        """The response of the last call that returned."""
-        self.request: Any = None
-        """The request of the last call."""
-        self.writes: Writes = NO_WRITES
-        """The writes of what lies inside the last call that returned (cleared by a failure)."""
+        self.calls = 0  # how many times it was called
+        self.answered = 0  # how many of those calls returned
+        self.again = False  # whether a call started after an earlier one had returned
+        self.answer: Any = None  # the response of the last call that returned
+        self.request: Any = None  # the request of the last call
+        self.writes: Writes = NO_WRITES  # of the last call that returned; cleared by a failure
 
     def _started(self, request: Any) -> int:
         self.calls += 1

@@ -75,12 +75,8 @@ def build_async(
 
 
 class Onions:
-    """One onion, built once per flavour when first run, plain and (when something observes
-    a call) observed.
-
-    :meth:`sync` and :meth:`async_` take the watcher of the current call
-    (:func:`funcware.compose.observing.watcher`): ``None`` gives the plain onion.
-    """
+    """One onion, built once per flavour when first run, plain and (for the watcher of the
+    current call, when there is one: :meth:`sync`, :meth:`async_`) observed."""
 
     def __init__(self, impls: Sequence[HookImpl], kind: CallKind) -> None:
         self.impls = list(impls)
