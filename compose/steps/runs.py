@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from contextlib import nullcontext
 from dataclasses import fields, is_dataclass
-from typing import TYPE_CHECKING, Any, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
@@ -26,9 +27,8 @@ from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
 
 if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
-    from funcware.compose.steps.run_wraps import RunWrap
 
-__all__ = ["AgentGraph"]
+__all__ = ["AgentGraph", "RunWrap"]
 
 
 def _with_log(config: RunnableConfig | None, log: JumpLog) -> RunnableConfig:
@@ -99,6 +99,32 @@ def _check_context(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[s
         raise context_error(graph, context, schema, fix)
 
 
+class RunWrap(Protocol):
+    """Runs around every run of an agent (``funcware.policies``' always-run cleanups).
+
+    ``stream(graph, input, config, kwargs, run)`` yields what ``run(input, config,
+    **kwargs)`` yields, doing its work around it; ``astream`` is the async twin.
+    """
+
+    def stream(
+        self,
+        graph: AgentGraph,
+        input: Any,
+        config: RunnableConfig,
+        kwargs: dict[str, Any],
+        run: Callable[..., Iterator[Any]],
+    ) -> Iterator[Any]: ...
+
+    def astream(
+        self,
+        graph: AgentGraph,
+        input: Any,
+        config: RunnableConfig,
+        kwargs: dict[str, Any],
+        run: Callable[..., AsyncIterator[Any]],
+    ) -> AsyncIterator[Any]: ...
+
+
 class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """The compiled agent: langgraph's graph, with errors that name the hooks involved."""
 
@@ -125,6 +151,18 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         new.__dict__.update(own)
         return new
 
+    def _runs(self) -> Callable[..., Iterator[Any]]:
+        run: Callable[..., Iterator[Any]] = super().stream
+        for wrap in reversed(self.run_wraps):
+            run = partial(_wrapped, wrap.stream, self, run)
+        return run
+
+    def _aruns(self) -> Callable[..., AsyncIterator[Any]]:
+        run: Callable[..., AsyncIterator[Any]] = super().astream
+        for wrap in reversed(self.run_wraps):
+            run = partial(_wrapped, wrap.astream, self, run)
+        return run
+
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
@@ -138,11 +176,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
-        run: Callable[..., Iterator[Any]] = super().stream
-        if self.run_wraps:
-            from funcware.compose.steps.run_wraps import wrapped
-
-            run = wrapped(self, run, "stream")
+        run = self._runs() if self.run_wraps else super().stream
         with _NO_RUN if observer is None else observer.run(self, input, config):
             try:
                 yield from run(input, _with_log(config, log), **kwargs)
@@ -164,12 +198,8 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
-        arun: Callable[..., AsyncIterator[Any]] = super().astream
-        if self.run_wraps:
-            from funcware.compose.steps.run_wraps import wrapped
-
-            arun = wrapped(self, arun, "astream")
-        chunks = cast("AsyncGenerator[Any, None]", arun(input, _with_log(config, log), **kwargs))
+        run = self._aruns() if self.run_wraps else super().astream
+        chunks = cast("AsyncGenerator[Any, None]", run(input, _with_log(config, log), **kwargs))
         with _NO_RUN if observer is None else observer.run(self, input, config):
             try:
                 async for chunk in chunks:
@@ -180,6 +210,13 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
                 raise explained(exc, log) from None
             finally:
                 await chunks.aclose()
+
+
+def _wrapped(
+    wrap: Callable[..., Any], graph: AgentGraph, run: Any, input: Any, config: Any, **kwargs: Any
+) -> Any:
+    """``run`` with ``wrap`` around it, called as ``run`` is."""
+    return wrap(graph, input, config, kwargs, run)
 
 
 _NO_RUN = nullcontext()
