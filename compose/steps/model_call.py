@@ -1,8 +1,5 @@
-"""How the model node calls the model: a strategy chosen once, at build.
-
-:class:`ModelCall` is the plain strategy: bind the request's tools and settings, invoke
-the bound model, answer with its message. A feature replaces parts of it through the
-``model_call`` seam by wrapping it in a :class:`Delegate` that overrides what it changes
+"""How the model node calls the model: a strategy chosen once, at build. A feature changes
+parts of the plain :class:`ModelCall` through the ``model_call`` seam with a :class:`Delegate`
 (structured output binds and parses; a stream guard invokes and releases).
 """
 
@@ -35,10 +32,8 @@ class ModelCall:
     """Whether :meth:`finish` may change the node's output (else it is not called)."""
 
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
-        """The model bound for ``request``, and what :meth:`respond` needs (``None`` here).
-
-        ``layers`` names the agent's model wraps, for error messages.
-        """
+        """The model bound for ``request``, and what :meth:`respond` needs (``None`` here);
+        ``layers`` names the agent's model wraps, for error messages."""
         model = request.model
         if request.tools:
             bound = model.bind_tools(

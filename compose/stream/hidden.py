@@ -1,10 +1,6 @@
-"""Hiding middleware's own model calls from the ``messages`` stream, on the current config.
-
-:func:`hidden_calls` adds langgraph's ``nostream`` tag to the config langchain-core passes
-implicitly to every ``model.invoke()``, so a model a hook calls itself (a summarizer, a
-grader) stays out of ``stream_mode="messages"``, as LangChain's own middleware do; the
-agent's own call uses :func:`agent_config`. What still shows (the agent's model, layers
-that set ``stream_internal_calls=True``) is in :mod:`.quiet`, loaded only when needed.
+"""Hiding middleware's own model calls (a summarizer, a grader) from ``stream_mode="messages"``
+with langgraph's ``nostream`` tag on the current config, as LangChain's middleware do; the
+agent's own call uses :func:`agent_config`. What still shows is in :mod:`.quiet`.
 """
 
 from __future__ import annotations
@@ -39,10 +35,7 @@ AGENT_CONFIG: ContextVar[tuple[RunnableConfig, RunnableConfig] | None] = Context
 
 
 def _with_agent_model(config: RunnableConfig, agent_model: object) -> RunnableConfig:
-    """``config`` whose callbacks also stream ``agent_model``'s runs (when ``messages`` streams).
-
-    Only langgraph's ``messages`` handlers read the tag; other handlers already see every run.
-    """
+    """``config`` whose callbacks also stream ``agent_model``'s runs (when ``messages`` streams)."""
     callbacks: Any = config.get("callbacks")
     serialized = getattr(agent_model, "_serialized", None)
     if serialized is None or not isinstance(callbacks, BaseCallbackManager):
@@ -59,11 +52,8 @@ def _with_agent_model(config: RunnableConfig, agent_model: object) -> RunnableCo
 
 @contextmanager
 def hidden_calls(config: RunnableConfig | None, agent_model: object = None) -> Iterator[None]:
-    """Within, model calls that use the current config carry the ``nostream`` tag.
-
-    :func:`agent_config` gives ``config`` itself, for the call the agent makes. Calls to
-    ``agent_model`` (if given) still stream.
-    """
+    """Within, model calls that use the current config carry the ``nostream`` tag (calls to
+    ``agent_model``, if given, still stream); :func:`agent_config` gives ``config`` itself."""
     if config is None:
         yield
         return
@@ -81,11 +71,8 @@ def hidden_calls(config: RunnableConfig | None, agent_model: object = None) -> I
 
 
 def visible_layers(impls: Sequence[HookImpl]) -> list[HookImpl]:
-    """``impls``, each whose middleware sets ``stream_internal_calls=True`` run unhidden.
-
-    Such a layer's own model calls show in the ``messages`` stream; the layers inside it
-    stay hidden unless they opt in too. Others are returned as they are (no cost).
-    """
+    """``impls``, each whose middleware sets ``stream_internal_calls=True`` run unhidden (the
+    layers inside it stay hidden unless they opt in too)."""
     if not any(getattr(impl.middleware, "stream_internal_calls", False) for impl in impls):
         return list(impls)
     from funcware.compose.stream.quiet import shown_layers
@@ -94,11 +81,8 @@ def visible_layers(impls: Sequence[HookImpl]) -> list[HookImpl]:
 
 
 def agent_config() -> RunnableConfig | None:
-    """The config the agent's own model call runs with (``None``: the current one).
-
-    Only inside the :func:`hidden_calls` scope that set it: a graph run nested in a hook
-    has a config of its own, and its calls use that.
-    """
+    """The config the agent's own model call runs with (``None``: the current one); only
+    inside the :func:`hidden_calls` scope that set it (a nested graph run has its own)."""
     pair = AGENT_CONFIG.get()
     if pair is not None and var_child_runnable_config.get() is pair[0]:
         return pair[1]
@@ -107,11 +91,8 @@ def agent_config() -> RunnableConfig | None:
 
 @contextmanager
 def current_config(config: RunnableConfig) -> Iterator[None]:
-    """Within, ``config`` is the current config, so no runnable merges the outer one back in.
-
-    (A bound model merges the current config into the one it is given: passing a quiet
-    config alone would bring the streaming handlers back.)
-    """
+    """Within, ``config`` is the current config, so no runnable merges the outer one back in
+    (a bound model merges the current config into the one it is given)."""
     token = var_child_runnable_config.set(config)
     try:
         yield
