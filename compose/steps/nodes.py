@@ -32,6 +32,11 @@ __all__ = [
     "run_node_async",
 ]
 
+Result = dict[str, Any] | Command[Any] | None
+"""What a node hook returns (checked)."""
+Keys = frozenset[str] | None
+"""The keys (or nodes) a result may write (or go to); ``None``: any."""
+
 
 def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) -> None:
     """Refuse a ``goto`` to a node not in ``nodes`` (langgraph would log and go on)."""
@@ -54,11 +59,8 @@ def _check_jump(target: object, impl: HookImpl) -> None:
 
 
 def check_node_result(
-    result: object,
-    impl: HookImpl,
-    known: frozenset[str] | None = None,
-    nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
+    result: object, impl: HookImpl, known: Keys = None, nodes: Keys = None
+) -> Result:
     """``result`` if it is a valid node-hook result (with ``known``: writing only those keys;
     with ``nodes``: a ``Command`` going only to those nodes)."""
     if result is None:
@@ -107,12 +109,8 @@ def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -
 
 
 def _returned(
-    result: object,
-    impl: HookImpl,
-    config: RunnableConfig | None,
-    known: frozenset[str] | None,
-    nodes: frozenset[str] | None,
-) -> dict[str, Any] | Command[Any] | None:
+    result: object, impl: HookImpl, config: RunnableConfig | None, known: Keys, nodes: Keys
+) -> Result:
     """The hook's checked result; a jump in it is remembered for the run's errors."""
     checked = check_node_result(result, impl, known, nodes)
     if checked is not None:
@@ -124,11 +122,10 @@ def _call_node(
     impl: HookImpl,
     state: Any,
     runtime: Any,
-    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    *,
-    known: frozenset[str] | None = None,
-    nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
+    config: RunnableConfig | None,
+    known: Keys,
+    nodes: Keys,
+) -> Result:
     """:func:`run_node`, unobserved."""
     try:
         with runnable_config(config), hidden_calls(_hiding(impl, config)):
@@ -151,11 +148,10 @@ async def _acall_node(
     impl: HookImpl,
     state: Any,
     runtime: Any,
-    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    *,
-    known: frozenset[str] | None = None,
-    nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
+    config: RunnableConfig | None,
+    known: Keys,
+    nodes: Keys,
+) -> Result:
     """:func:`run_node_async`, unobserved."""
     try:
         with runnable_config(config), hidden_calls(_hiding(impl, config)):
@@ -182,16 +178,14 @@ def run_node(
     *,
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
+) -> Result:
     """Call the hook from sync code (an async-only hook runs on an event loop); with
     ``known`` it may write only those keys, with ``nodes`` go only to those nodes. While
     something observes the run, the watcher runs it."""
     observer = watcher()
     if observer is None:
-        return _call_node(impl, state, runtime, config, known=known, nodes=nodes)
-    return observer.node(
-        impl, partial(_call_node, impl, state, runtime, config, known=known, nodes=nodes)
-    )
+        return _call_node(impl, state, runtime, config, known, nodes)
+    return observer.node(impl, partial(_call_node, impl, state, runtime, config, known, nodes))
 
 
 async def run_node_async(
@@ -202,11 +196,11 @@ async def run_node_async(
     *,
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
+) -> Result:
     """Async :func:`run_node` (a sync-only hook runs on a worker thread)."""
     observer = watcher()
     if observer is None:
-        return await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)
+        return await _acall_node(impl, state, runtime, config, known, nodes)
     return await observer.anode(
-        impl, partial(_acall_node, impl, state, runtime, config, known=known, nodes=nodes)
+        impl, partial(_acall_node, impl, state, runtime, config, known, nodes)
     )

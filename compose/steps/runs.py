@@ -12,7 +12,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, M
 from contextlib import nullcontext
 from dataclasses import fields, is_dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
@@ -27,8 +27,9 @@ from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
 
 if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
+    from funcware.compose.steps.run_wrap import RunWrap
 
-__all__ = ["AgentGraph", "RunWrap"]
+__all__ = ["AgentGraph"]
 
 
 def _with_log(config: RunnableConfig | None, log: JumpLog) -> RunnableConfig:
@@ -97,32 +98,6 @@ def _check_context(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[s
         from funcware.compose.steps.run_errors import context_error
 
         raise context_error(graph, context, schema, fix)
-
-
-class RunWrap(Protocol):
-    """Runs around every run of an agent (``funcware.policies``' always-run cleanups).
-
-    ``stream(graph, input, config, kwargs, run)`` yields what ``run(input, config,
-    **kwargs)`` yields, doing its work around it; ``astream`` is the async twin.
-    """
-
-    def stream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: RunnableConfig,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
-    ) -> Iterator[Any]: ...
-
-    def astream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: RunnableConfig,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
-    ) -> AsyncIterator[Any]: ...
 
 
 class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
