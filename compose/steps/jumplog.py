@@ -1,8 +1,5 @@
-"""Which hooks jumped in one run, and how often, for the recursion-limit error.
-
-Each run carries a :class:`JumpLog` in its config (see :mod:`.runs`); hook nodes count their
-jumps on it, only when they jump.
-"""
+"""Which hooks jumped in one run, and how often, for the recursion-limit error: each run
+carries a :class:`JumpLog` in its config; hook nodes count their jumps on it."""
 
 from __future__ import annotations
 

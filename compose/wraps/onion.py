@@ -33,10 +33,8 @@ class CallKind:
     """What differs between model and tool onions: how a layer's result is checked."""
 
     hook: str
-    normalize: Callable[[object, HookImpl], Outcome]
-    """Check a layer's return value; give its response and its own writes."""
-    plain: type | None = None
-    """Results of exactly this type pass unchecked, with no writes (the fast path)."""
+    normalize: Callable[[object, HookImpl], Outcome]  # a result -> (response, its own writes)
+    plain: type | None = None  # results of exactly this type pass unchecked, with no writes
 
 
 def _runs(
