@@ -10,11 +10,9 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.tools import BaseTool
-
 from funcware.hooks.middleware import is_middleware
 
-__all__ = ["check_choice", "check_list", "check_schema", "member_problem", "tool_problem"]
+__all__ = ["check_choice", "check_list", "check_schema", "member_problem"]
 
 
 def member_problem(item: object, place: str) -> str | None:
@@ -24,16 +22,6 @@ def member_problem(item: object, place: str) -> str | None:
     from funcware.compose.graph import argument_errors
 
     return argument_errors.member_problem(item, place)
-
-
-def tool_problem(item: object, place: str) -> str | None:
-    """Why ``item`` (at ``place``, e.g. ``tools[0]``) is not a tool; or None."""
-    tool = isinstance(item, (BaseTool, dict)) or (callable(item) and not inspect.isclass(item))
-    if tool and not is_middleware(item):
-        return None
-    from funcware.compose.graph import argument_errors
-
-    return argument_errors.tool_problem(item, place)
 
 
 def check_list(value: object, call: str, argument: str, noun: str) -> Sequence[Any]:

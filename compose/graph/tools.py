@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
 
-from funcware.compose.graph.arguments import tool_problem
-from funcware.hooks.middleware import AgentMiddleware, origin
+from funcware.hooks.middleware import AgentMiddleware, is_middleware, origin
 
 __all__ = ["gather_tools", "tool_name"]
 
@@ -21,9 +21,11 @@ def _as_tool(item: object, owner: object = None, index: int = 0) -> BaseTool | d
         if owner is None
         else f"tools[{index}] of middleware {getattr(owner, 'name', owner)!r} ({origin(owner)})"
     )
-    problem = tool_problem(item, place)
-    if problem is not None:
-        raise TypeError(problem)
+    tool = isinstance(item, (BaseTool, dict)) or (callable(item) and not inspect.isclass(item))
+    if not tool or is_middleware(item):
+        from funcware.compose.graph.argument_errors import tool_problem
+
+        raise TypeError(tool_problem(item, place))
     if isinstance(item, (BaseTool, dict)):
         return item
     return make_tool(cast("Callable[..., Any]", item))

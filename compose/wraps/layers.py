@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from funcware.compose.wraps.onion import CallKind
 
 __all__ = [
-    "AsyncHandler",
     "AsyncPiece",
     "AsyncTail",
     "Handler",
@@ -30,8 +29,7 @@ __all__ = [
     "Piece",
     "Run",
     "Tail",
-    "async_chain",
-    "async_tail_piece",
+    "funcs",
     "sync_chain",
     "tail_piece",
 ]
@@ -50,11 +48,6 @@ LayerWrap = Callable[[HookImpl, Callable[..., Any], bool], Callable[..., Any]]
 def tail_piece(request: Any, tail: Tail) -> Outcome:
     """The innermost piece of a sync onion: the tail itself, which writes nothing."""
     return tail(request), NO_WRITES
-
-
-async def async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
-    """The innermost piece of an async onion."""
-    return await tail(request), NO_WRITES
 
 
 class Run:
@@ -141,28 +134,8 @@ class Handler:
         return self._returned(response, writes)
 
 
-class AsyncHandler(Handler):
-    """The async :class:`Handler`: the same steps around an awaited call."""
-
-    __slots__ = ()
-
-    async def call(self, request: Any) -> Any:
-        at = self._started(request)
-        run = self.run
-        try:
-            if at == run.size:
-                response, writes = await run.inner(request, self.tail)
-            else:
-                inner = AsyncHandler(run, at, self.tail)
-                result = await run.funcs[at](request, inner.call)
-                response, writes = run.checked(at, result, inner)
-        except BaseException as exc:
-            self._failed(exc, at)
-            raise
-        return self._returned(response, writes)
-
-
-def _funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
+def funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
+    """Each layer's function of flavour ``attr`` (``sync`` or ``async_``), wrapped by ``wrap``."""
     funcs = [getattr(impl, attr) for impl in impls]
     assert funcs and all(func is not None for func in funcs)
     if wrap is not None:
@@ -177,23 +150,10 @@ def sync_chain(
 ) -> Piece:
     """Sync layers ``impls`` (first outermost) around ``inner``, as one piece; ``wrap``, if
     given, wraps each layer's function (an observer's)."""
-    run = Run(impls, _funcs(impls, "sync", wrap), kind, inner)
+    run = Run(impls, funcs(impls, "sync", wrap), kind, inner)
 
     def piece(request: Any, tail: Tail) -> Outcome:
         entry = Handler(run, -1, tail)
         return entry.call(request), entry.writes
-
-    return piece
-
-
-def async_chain(
-    impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece, wrap: LayerWrap | None = None
-) -> AsyncPiece:
-    """Async layers ``impls`` (first outermost) around ``inner``, as one piece."""
-    run = Run(impls, _funcs(impls, "async_", wrap), kind, inner)
-
-    async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        entry = AsyncHandler(run, -1, tail)
-        return await entry.call(request), entry.writes
 
     return piece

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from funcware.compose.threads.bridge import call_soon_in_loop, run_coroutine_sync, run_in_thread
+from funcware.compose.wraps.async_layers import async_chain
 from funcware.compose.wraps.layers import (
     AsyncPiece,
     AsyncTail,
@@ -19,7 +20,6 @@ from funcware.compose.wraps.layers import (
     Outcome,
     Piece,
     Tail,
-    async_chain,
     sync_chain,
 )
 from funcware.hooks.middleware import HookImpl

@@ -18,8 +18,6 @@ from funcware.compose.wraps.layers import (
     LayerWrap,
     Outcome,
     Piece,
-    async_chain,
-    async_tail_piece,
     sync_chain,
     tail_piece,
 )
@@ -61,6 +59,8 @@ def build_async(
     impls: Sequence[HookImpl], kind: CallKind, wrap: LayerWrap | None = None
 ) -> AsyncPiece:
     """The async onion of ``impls`` (first outermost); ``wrap`` wraps each layer's function."""
+    from funcware.compose.wraps.async_layers import async_chain, async_tail_piece
+
     piece: AsyncPiece = async_tail_piece
     for native, run in reversed(_runs(impls, lambda i: i.async_ is not None)):
         if native:
