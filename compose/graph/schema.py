@@ -152,11 +152,10 @@ def merge_schemas(
 ) -> type[AgentState[Any]]:
     """One TypedDict with ``AgentState``'s fields and those of every ``(owner, schema)``.
 
-    An owner is anything whose ``str()`` names it in a warning. Two types of one field merge
-    when one holds the other (or one is a ``TypeVar``); else the later wins, with a
-    ``StateSchemaConflictWarning``. A field is required only if every owner requires it.
-    ``winner`` (``create_agent``'s ``state_schema``) overrides each field it declares, as in
-    LangChain. The same schemas (with no conflict) give the same class.
+    Two types of one field merge when one holds the other (or is a ``TypeVar``); else the
+    later wins, with a ``StateSchemaConflictWarning`` naming both owners. A field is required
+    only if every owner requires it; ``winner`` (``create_agent``'s ``state_schema``)
+    overrides each field it declares, as in LangChain. The same schemas give the same class.
     """
     key = (name, winner, *(schema for _, schema in owned))
     try:

@@ -180,13 +180,10 @@ class ModelNode:
                 raise ran_out(request, self.call.ran_out(request, bound_for)) from exc
             return self._response(output, bound_for)
 
-    def _retries_kept(self) -> bool:
-        """Whether a layer may retry after one of the strategy's ``retry_errors``."""
-        return bool(self.wraps) and bool(self.call.retry_errors)
-
     def _attempts(self, request: ModelRequest[Any]) -> Attempts | None:
-        """The step's record of attempts, when a layer's retry feedback may need keeping."""
-        if not self._retries_kept():
+        """The step's record of attempts, when a layer may retry after one of the strategy's
+        ``retry_errors`` (its feedback is kept)."""
+        if not (self.wraps and self.call.retry_errors):
             return None
         from funcware.compose.steps.attempts import Attempts
 

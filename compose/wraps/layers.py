@@ -1,11 +1,8 @@
 """A run of wrap layers of one flavour, folded per call: one :class:`Handler` per layer call.
 
-The handler given to layer ``i`` runs layer ``i + 1`` (or, after the last, the piece inside
-the run) with a handler of its own, checks what it returned (``CallKind.normalize``; a
-result of exactly the ``plain`` type passes as is) and notes an error on the layer that
-raised it; so attempts (retries) never mix. A handler keeps the writes of what lies inside
-its last attempt that returned, and counts calls and answers (a layer that throws an answer
-away is warned about: :mod:`.double_calls`).
+The handler given to layer ``i`` runs layer ``i + 1`` (or the piece inside the run) with a
+handler of its own, checks its result, notes an error on the layer that raised it, keeps the
+writes of its last attempt that returned and counts calls and answers (:mod:`.double_calls`).
 """
 
 from __future__ import annotations
