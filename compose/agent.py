@@ -44,6 +44,8 @@ from funcware.hooks.wording import a
 __all__ = ["create_agent"]
 
 RECURSION_LIMIT = 9_999
+DEFAULTS = {"order": "check", "effects": "warn", "tool_pairing": "warn"}
+"""The feature options' defaults: a build's features are told only what differs."""
 
 
 # Every hook node has the same signature; computing it once keeps building cheap
@@ -152,13 +154,14 @@ def create_agent(
     check_choice(order, "order", ("check", "auto"), "create_agent()")
     check_choice(effects, "effects", ("warn", "strict"), "create_agent()")
     check_choice(tool_pairing, "tool_pairing", ("warn", "repair", "off"), "create_agent()")
-    options = {
+    given = {
         "response_format": response_format,
         "order": order,
         "effects": effects,
         "tool_pairing": tool_pairing,
         "node_policies": node_policies,
     }
+    options = {k: v for k, v in given.items() if v is not None and v != DEFAULTS.get(k)}
     build = seams.Build("create_agent", options, arguments=arguments)
     plan = AgentPlan.build(
         check_list(middleware, "create_agent", "middleware", "middleware"),

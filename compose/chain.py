@@ -14,7 +14,7 @@ from langgraph.types import Command
 
 from funcware.compose.graph.schema import merge_schemas
 from funcware.compose.replacing import Replacement
-from funcware.compose.seams import Build, arrange
+from funcware.compose.seams import Build, activate, arrange
 from funcware.compose.stream.streaming import member_transformers
 from funcware.hooks.middleware import (
     HOOKS,
@@ -35,7 +35,7 @@ from funcware.hooks.types import (
 if TYPE_CHECKING:
     from funcware.compose.composite import CompositeCalls
 
-__all__ = ["ComposedMiddleware", "compose", "flatten"]
+__all__ = ["ComposedMiddleware", "arranged", "compose", "flatten"]
 
 
 def flatten(
@@ -69,6 +69,12 @@ def flatten(
     return flat
 
 
+def arranged(members: list[Any], build: Build) -> list[Any]:
+    """``members`` as the features the build needs arrange them."""
+    activate(members, build)
+    return arrange(members, build)
+
+
 class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
     """Several middleware acting as one. Build it with :func:`compose`."""
 
@@ -86,7 +92,7 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         self.order = order
         """The ``order=`` it was given (``"check"`` or ``"auto"``), for the features."""
         self.members: tuple[AgentMiddleware[Any, Any, Any], ...] = tuple(
-            arrange(given, Build("compose()", {"order": order}, report=False))
+            arranged(given, Build("compose()", {"order": order}, report=False))
             if order != "check"
             else given
         )

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
+from funcware.compose.chain import arranged
 from funcware.compose.graph.reducers import Reducer, current_reducers, fold, schema_reducers
-from funcware.compose.seams import Build, arrange, transform
+from funcware.compose.seams import Build, transform
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.wraps.onion import build_async, build_sync
@@ -48,8 +49,8 @@ class CompositeCalls:
     """A composite's checked hooks and its onions, built on its first own call."""
 
     def __init__(self, composite: ComposedMiddleware) -> None:
-        build = Build("compose()", {"order": composite.order})
-        arrange(list(composite.members), build)
+        build = Build("compose()", {"order": composite.order} if composite.order != "check" else {})
+        arranged(list(composite.members), build)
         by_hook: dict[HookName, list[HookImpl]] = {hook: [] for hook in HOOKS}
         for member in composite.members:
             for hook, impl in hook_impls(member).items():

@@ -1,42 +1,23 @@
 """The seams: where a feature plugs into the core. Each is used once per build.
 
-A feature is an object with a ``name`` and any of the methods of :class:`Feature`;
-:func:`register` adds it to the one registry. While ``create_agent`` builds an agent it
-calls, in registration order, every registered feature that defines the seam:
-
-``adapt(member)``
-    while flattening the middleware list, for an object that is not a funcware
-    ``AgentMiddleware`` (LangChain's middleware): a funcware middleware standing in for
-    it, or ``None`` when the feature does not know it.
-``arrange(members, build)``
-    with the flat list: check it (or reorder it) and return it.
-``transform(impl, build)``
-    for every hook of every member: the :class:`~funcware.hooks.middleware.HookImpl` to
-    use instead (wrapping its callables), or the same one.
-``plan(plan, build)``
-    once the plan is complete: add state fields, tools that end the loop, checks.
-``model_call(call, build)``
-    with the model node's :class:`~funcware.compose.steps.model_call.ModelCall`: the
-    strategy to use instead (structured output, stream guards).
-``node(impl, node, build)``
-    with each node hook's graph callables ``(sync, async)``: the pair to use instead.
-``node_options(name, impl, build)``
-    for each node the agent adds (``impl`` is ``None`` for ``"model"`` and ``"tools"``):
-    keyword arguments for langgraph's ``add_node`` (``retry_policy``, ``cache_policy``,
-    ``error_handler``, ``timeout``), or an empty mapping. ``name="*"`` (``impl`` ``None``)
-    asks once for the agent-wide defaults, passed to ``StateGraph.set_node_defaults``.
-``compiled(graph, build)``
-    with the compiled agent: attach data, add run wraps (always-run cleanups).
-
-A feature that does not define a seam is never asked about it, and a feature that finds
-nothing to do returns what it was given: a stack that uses no feature runs the core alone.
-The core never imports a feature; ``funcware/__init__.py`` registers the built-in ones.
+A feature is an object with a ``name`` and any of the methods of :class:`Feature`
+(``adapt`` is :mod:`funcware.hooks.adapters`); :func:`register` adds it, or a
+:class:`Plugin` that names where it lives, loaded the first time a build needs it. While
+``create_agent`` builds an agent it calls, in registration order, every loaded feature
+that defines the seam: ``arrange(members, build)`` (check or reorder the flat list),
+``transform(impl, build)`` (each hook), ``plan(plan, build)``, ``model_call(call, build)``
+(the model step's strategy), ``node(impl, pair, build)`` (each node hook's callables),
+``node_options(name, impl, build)`` (langgraph ``add_node`` keywords; ``"*"``: the
+defaults) and ``compiled(graph, build)`` (run wraps). A feature that finds nothing to do
+returns what it was given. The core never imports a feature; ``funcware/plugins.py``
+registers the built-in ones. ``docs/architecture.md`` tells each seam in full.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -46,7 +27,18 @@ if TYPE_CHECKING:
     from funcware.compose.steps.model_call import ModelCall
     from funcware.hooks.middleware import AgentMiddleware, HookImpl
 
-__all__ = ["SEAMS", "Build", "Feature", "NodePair", "features", "register", "registered"]
+__all__ = [
+    "SEAMS",
+    "Build",
+    "Feature",
+    "NodePair",
+    "Plugin",
+    "activate",
+    "features",
+    "late_model_call",
+    "register",
+    "registered",
+]
 
 NodePair = tuple[Callable[..., Any], Callable[..., Any]]
 """A node's sync and async callables."""
@@ -71,7 +63,8 @@ class Build:
     caller: str
     """``"create_agent"`` or ``"compose()"``: named in the features' messages."""
     options: Mapping[str, Any] = field(default_factory=dict)
-    """The feature options the caller was given (``order=``, ``effects=``, ...)."""
+    """The feature options the caller gave (``order=``, ``effects=``, ...), those left at
+    their defaults left out."""
     report: bool = True
     """Whether checks warn and raise; ``False``: features arrange, and put what they would
     report in :attr:`problems` (``explain``)."""
@@ -89,31 +82,116 @@ class Feature(Protocol):
     name: str
 
 
-_FEATURES: list[Feature] = []
+@dataclass(frozen=True)
+class Plugin:
+    """A feature registered by where it lives: imported the first time a build needs it.
+
+    ``target`` is ``"module:Class"`` (made with no arguments). ``on`` says which builds need
+    it: ``"*"`` every build; ``"foreign"`` a stack with another library's middleware; any
+    other word, a build whose caller gave that option (``create_agent(effects=...)``) or
+    whose stack sets that hook option away from its default (``stream=``, ``reads=``).
+    """
+
+    name: str
+    target: str
+    on: frozenset[str] = frozenset({"*"})
+
+    def load(self) -> Feature:
+        """The feature itself."""
+        module, _, attribute = self.target.partition(":")
+        made: Feature = getattr(import_module(module), attribute)()
+        return made
+
+
+_FEATURES: list[Feature | Plugin] = []
 _BY_SEAM: dict[str, list[Any]] = {seam: [] for seam in SEAMS}
+_ON: dict[str, frozenset[str]] = {}
 
 
-def register(feature: Feature) -> Feature:
+def register(feature: Feature | Plugin) -> Feature | Plugin:
     """Add ``feature`` to the registry (once per name: a second one replaces the first)."""
+    if isinstance(feature, Plugin):
+        _ON[feature.name] = feature.on
     for index, known in enumerate(_FEATURES):
         if known.name == feature.name:
             _FEATURES[index] = feature
             break
     else:
         _FEATURES.append(feature)
-    for seam in SEAMS:
-        _BY_SEAM[seam] = [f for f in _FEATURES if callable(getattr(f, seam, None))]
+    _index()
     return feature
 
 
-def registered() -> tuple[Feature, ...]:
-    """Every registered feature, in registration order."""
+def _index() -> None:
+    for seam in SEAMS:
+        _BY_SEAM[seam] = [
+            f for f in _FEATURES if not isinstance(f, Plugin) and callable(getattr(f, seam, None))
+        ]
+
+
+def registered() -> tuple[Feature | Plugin, ...]:
+    """Every registered feature, in registration order (a :class:`Plugin` until loaded)."""
     return tuple(_FEATURES)
 
 
 def features(seam: str) -> list[Any]:
-    """The registered features that define ``seam``, in registration order."""
+    """The loaded features that define ``seam``, in registration order."""
     return _BY_SEAM[seam]
+
+
+def activate(members: Sequence[object], build: Build) -> None:
+    """Load every registered :class:`Plugin` that the build of ``members`` needs."""
+    waiting = [f for f in _FEATURES if isinstance(f, Plugin)]
+    if not waiting:
+        return
+    used = {"*", *build.options, *_used_options(members)}
+    loaded = False
+    for index, feature in enumerate(_FEATURES):
+        if isinstance(feature, Plugin) and not used.isdisjoint(feature.on):
+            _FEATURES[index] = feature.load()
+            loaded = True
+    if loaded:
+        _index()
+
+
+def late_model_call(word: str, call: ModelCall) -> ModelCall:
+    """``call`` as the features switched on by ``word`` leave it, loading them: for what a
+    run asks that its build did not (a wrap layer giving a request a response format)."""
+    build = Build("create_agent")
+    for index, feature in enumerate(_FEATURES):
+        if isinstance(feature, Plugin) and word in feature.on:
+            _FEATURES[index] = feature.load()
+            _index()
+    for feature in _BY_SEAM["model_call"]:
+        if word in _ON.get(feature.name, ()):
+            call = feature.model_call(call, build)
+    return call
+
+
+def _used_options(members: Sequence[object]) -> set[str]:
+    """``"foreign"`` if a member is another library's, and every feature option a member
+    sets away from its default (a class attribute, or a mark on a hook method)."""
+    from funcware.hooks.middleware import HOOKS, AgentMiddleware
+    from funcware.hooks.options import feature_options
+
+    options = feature_options()
+    used: set[str] = set()
+    for member in members:
+        if not isinstance(member, AgentMiddleware):
+            used.add("foreign")
+            continue
+        for option in options:
+            if option.target == "class":
+                value = getattr(member, option.name, None)
+                if value is not None and value != option.default:
+                    used.add(option.name)
+                continue
+            for hook in HOOKS:
+                for method in (getattr(member, hook, None), getattr(member, f"a{hook}", None)):
+                    for target in (method, getattr(method, "__wrapped__", None)):
+                        if getattr(target, option.mark, None) not in (None, False):
+                            used.add(option.name)
+    return used
 
 
 def adapt(member: object) -> AgentMiddleware[Any, Any, Any] | None:

@@ -3,7 +3,8 @@
 Guarantee: no value the detector finds reaches the model or the stored user messages
 (``apply_to_input``), a stored or streamed answer (``apply_to_output``) or a stored tool
 result (``apply_to_tool_results``), and with ``strategy="block"`` the run raises
-:class:`PIIDetectionError` instead.
+:class:`PIIDetectionError` instead; the same holds in every funcware agent started during
+the run (a funcware agent used as a tool, deepagents' ``task`` subagents): they inherit it.
 
 When to use: the model provider must not receive personal data the user typed, personal
 data a tool returns must not be stored in the conversation, and the model's answer must
@@ -40,6 +41,12 @@ Where each reach acts, so that no raw value is written anywhere:
   returned ``Command``) before it is written.
 
 Several instances stack: each is named ``PIIRedaction[<kind>]``.
+
+Subagents: every ``PIIRedaction`` declares ``subagents = "inherit"``, so the guarantee
+holds for every funcware agent started during the run too (a funcware agent used as a
+tool, deepagents' ``task`` subagents built with funcware's ``create_agent``): each runs
+with this redaction unless it has a ``PIIRedaction`` of the same kind of its own. Set
+``subagents = None`` on an instance to keep it to this agent.
 
 How to adapt: pass ``detector=`` for phone numbers or IBANs; subclass and override
 :meth:`PIIRedaction.rewrite` for another replacement; use ``strategy="hash"`` when the
@@ -218,6 +225,7 @@ class PIIRedaction(AgentMiddleware[AgentState[Any], Any]):
         apply_to_output: bool = False,
         apply_to_tool_results: bool = False,
     ) -> None:
+        self.subagents: Literal["inherit"] | None = "inherit"  # agents it starts keep it
         if strategy not in ("block", "redact", "mask", "hash"):
             raise ValueError(
                 f"PIIRedaction({pii_type!r}, strategy={strategy!r}): use 'redact', 'mask', "

@@ -5,9 +5,10 @@ Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
 
 This module is the front door: it imports the core (``funcware.hooks``,
-``funcware.compose``) and registers the features on the core's seams (effects, stream
-guards, policies, structured output, LangChain interop, observation). A feature's own
-modules load only when an agent uses it; its public names here load on first use.
+``funcware.compose``) and :mod:`funcware.plugins`, which registers the features on the
+core's seams as data (effects, stream guards, policies, structured output, LangChain
+interop, observation, ...). A feature loads only when a build uses it; its public names
+here, and its package as an attribute (``funcware.effects``), load on first use.
 """
 
 from importlib import import_module
@@ -18,10 +19,9 @@ from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package
 import funcware.hooks as _hooks_package
-from funcware import effects, guards, interop, nodes, pairing, policies, runs, structured
+import funcware.plugins  # noqa: F401 - registers the features on the core's seams
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
-from funcware.compose.observing import register_watcher
 from funcware.compose.replacing import Replacement, replace
 from funcware.compose.steps.tracing import (
     TracePolicy,
@@ -73,15 +73,14 @@ from funcware.hooks import (
     before_model,
     dynamic_prompt,
     hook_config,
-    internal_call_metadata,
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.hooks.moved import moved
 
 if TYPE_CHECKING:
     from funcware.explain import Explanation, explain
     from funcware.guards.policy import SlidingWindow, StreamPolicy
+    from funcware.hooks.internal_calls import internal_call_metadata
     from funcware.policies import run_error
     from funcware.runs.decorator import wrap_agent_call
     from funcware.structured_output import (
@@ -101,17 +100,6 @@ try:
 except PackageNotFoundError:  # imported from a checkout that was never installed
     __version__ = "0+unknown"
 
-# The features, on the core's seams (in the order a build consults them).
-interop.register()
-runs.register()  # before effects: the order checks see the stack a run gets
-effects.register()
-policies.register()
-structured.register()
-guards.register()
-pairing.register()
-nodes.register()
-register_watcher(lambda: import_module("funcware.observe.watch").WATCH)
-
 _LAZY = {
     "Explanation": "funcware.explain",
     "explain": "funcware.explain",
@@ -119,62 +107,20 @@ _LAZY = {
     "StreamPolicy": "funcware.guards.policy",
     "run_error": "funcware.policies",
     "wrap_agent_call": "funcware.runs.decorator",
+    "internal_call_metadata": "funcware.hooks.internal_calls",
 }
 """Public names of features, loaded on first use (``from funcware import explain``)."""
 
-_MOVED = {
-    "BridgeSettings": "funcware.compose.threads.pool",
-    "configure_bridge": "funcware.compose.threads.bridge",
-}
-"""Names this module no longer exports (internals), with where they live now."""
+_FEATURES = frozenset(
+    {"effects", "guards", "interop", "nodes", "observe", "pairing", "policies", "runs"}
+    | {"structured", "subagents", "temporal", "explain", "testing", "cookbook", "messages"}
+    | {"tools", "structured_output"}
+)
+"""Subpackages, loaded as attributes on first use (``funcware.effects.declare``)."""
 
-_hooks_package.MOVED.update(
-    {
-        **dict.fromkeys(
-            ("EFFECTS", "Declaration", "declarations"), "funcware.effects.declarations"
-        ),
-        **dict.fromkeys(
-            ("HOOKS", "NODE_HOOKS", "WRAP_HOOKS", "HookImpl", "hook_impls"),
-            "funcware.hooks.middleware",
-        ),
-        "HookTimeoutError": "funcware.errors",
-        "SlidingWindow": "funcware.guards",
-        "StreamPolicy": "funcware.guards",
-        **dict.fromkeys(
-            (
-                "TracePolicy",
-                "configure_trace_policy",
-                "hook_trace_policy",
-                "omit_payload",
-                "resolve_trace_policy",
-            ),
-            "funcware.compose.steps.tracing",
-        ),
-    }
-)
-_compose_package.MOVED.update(
-    {
-        **dict.fromkeys(
-            (
-                "BrokenStackError",
-                "DuplicateMiddlewareError",
-                "InvalidJumpError",
-                "MiddlewareOrderError",
-                "MiddlewareOrderWarning",
-                "UndeclaredEffectError",
-                "UnknownStateKeyError",
-                "UnknownStateKeyWarning",
-            ),
-            "funcware.errors",
-        ),
-        "AlwaysRunGraph": "funcware.compose.steps.runs",
-        "Conflict": "funcware.effects.ordering",
-        "Hazard": "funcware.effects.hazards",
-        "Explanation": "funcware.explain",
-        "explain": "funcware.explain",
-        "run_error": "funcware.policies",
-    }
-)
+_hooks_package.MOVED = "funcware.deprecations:HOOKS"
+_compose_package.MOVED = "funcware.deprecations:COMPOSE"
+# Names that moved out of the core packages (and this one): looked up on the first miss.
 
 
 def __getattr__(name: str) -> Any:
@@ -185,7 +131,11 @@ def __getattr__(name: str) -> Any:
         value = getattr(import_module(home), name)
         globals()[name] = value
         return value
-    return moved(__name__, name, _MOVED)
+    if name in _FEATURES:
+        return import_module(f"{__name__}.{name}")
+    from funcware.hooks.moved import moved
+
+    return moved(__name__, name, "funcware.deprecations:FUNCWARE")
 
 
 __all__ = [

@@ -7,12 +7,16 @@ fields each middleware adds (private ones marked), and each hook's options: its 
 cleanup (``always``); and, when any middleware declares effects or constraints, each one's
 declaration, why each sits where it does, what ``order="auto"`` moved, the conflicts
 (also in :attr:`Explanation.conflicts`) and the hazards, each with the warning's words
-(also in :attr:`Explanation.hazards`; the diagram links each to its two hooks); and, for
+(also in :attr:`Explanation.hazards`; the diagram links each to its two hooks); the
+middleware that agents started during its runs inherit (``subagents="inherit"``), and,
+given a run's config that hands some down, what the agent inherits; and, for
 an agent prepared for Temporal (``funcware.temporal``), where each step runs.
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -29,8 +33,10 @@ from funcware.effects.ordering import Conflict, OrderReport
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, OmitFromSchema
 from funcware.observe.record import RunRecord, beside_plan
+from funcware.runs import carried
 from funcware.runs.layers import agent_layers
 from funcware.structured.runtime import describe_format
+from funcware.subagents import inherits
 
 __all__ = ["Explanation", "explain"]
 
@@ -77,6 +83,9 @@ class Explanation:
     plan: AgentPlan
     run: RunRecord | None = None
     """A run record shown beside the plan (``explain(agent, run=run)``)."""
+    inherited: tuple[str, ...] = ()
+    """The middleware the run inherits from the run that started it
+    (``explain(subagent, run=config)``, a config handing some down)."""
 
     @property
     def ordering(self) -> OrderReport | None:
@@ -158,6 +167,11 @@ class Explanation:
         out.append(f"  {'state':<13} " + ("; ".join(fields) or "-"))
         if plan.response_format is not None:
             out.append(f"  {'response':<13} {describe_format(plan.response_format)}")
+        handed = [m.name for m in plan.middleware if inherits(m)]
+        if handed:
+            out.append(f"  {'subagents':<13} inherit {', '.join(handed)}")
+        if self.inherited:
+            out.append(f"  {'inherited':<13} {', '.join(self.inherited)} (from the parent run)")
         placed = plan.notes.get("temporal")  # where each step runs (funcware.temporal)
         if placed is not None:
             out.extend(f"  {'temporal':<13} {line}" for line in str(placed).splitlines())
@@ -227,15 +241,21 @@ def explain(target: Any, *, run: RunRecord | Mapping[str, Any] | None = None) ->
     """Describe a middleware list (or a single middleware) or an agent from ``create_agent``.
 
     With ``run`` (from ``funcware.observe.record()``), what each hook did on that run is
-    shown beside the plan, then the run's timeline. With ``run`` a run's config, the plan is
-    the stack that run gets (``config["configurable"]["funcware"]``, see
-    ``funcware.runs.per_run``).
+    shown beside the plan, then the run's timeline (agents started during the run nested
+    under it). With ``run`` a run's config, the plan is the stack that run gets
+    (``config["configurable"]["funcware"]``, see ``funcware.runs.per_run``, and the
+    middleware a parent run hands down, see ``funcware.subagents``).
     """
     plan = getattr(target, "plan", None)
     if isinstance(target, AgentGraph) and isinstance(plan, AgentPlan):
         if isinstance(run, Mapping):
             from funcware.runs.per_run import plan_for
 
+            if carried(run):
+                from funcware.subagents import inherit
+
+                names = tuple(inherit.inherited_names(target, run))
+                return Explanation(inherit.plan_for(target, run), inherited=names)
             return Explanation(plan_for(target, run))
         return Explanation(plan, run)
     if hasattr(target, "get_graph"):
@@ -270,3 +290,15 @@ def _run_lines(plan: AgentPlan, run: RunRecord) -> list[str]:
         *reversed(hooks["after_agent"]),
     ]
     return beside_plan([impl.label for impl in order], run)
+
+
+class _Module(types.ModuleType):
+    """This module, callable as :func:`explain`: ``import funcware.explain`` makes the
+    module the package's ``explain`` attribute, and ``funcware.explain(agent)`` must
+    still explain."""
+
+    def __call__(self, target: Any, **options: Any) -> Explanation:
+        return explain(target, **options)
+
+
+sys.modules[__name__].__class__ = _Module

@@ -1,12 +1,10 @@
 """funcware.hooks — writing middleware: the base class, the decorators and the types.
 
-Options of the decorators that belong to a feature (``timeout=``, ``stream=``,
-``reads=``, ...) are documented with the feature (:mod:`funcware.policies`,
-:mod:`funcware.guards`, :mod:`funcware.effects`); :mod:`funcware.hooks.options` lists
-them all.
+The decorators' options that belong to a feature (``timeout=``, ``stream=``, ``reads=``, ...)
+are documented with it; :mod:`funcware.hooks.options` lists them all.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from funcware.hooks.decorators import (
     FunctionMiddleware,
@@ -19,9 +17,7 @@ from funcware.hooks.decorators import (
     wrap_model_call,
     wrap_tool_call,
 )
-from funcware.hooks.internal_calls import internal_call_metadata
 from funcware.hooks.middleware import AgentMiddleware
-from funcware.hooks.moved import moved
 from funcware.hooks.types import (
     AgentRequest,
     AgentResponse,
@@ -40,6 +36,9 @@ from funcware.hooks.types import (
     ToolCallRequest,
     ToolRuntime,
 )
+
+if TYPE_CHECKING:
+    from funcware.hooks.internal_calls import internal_call_metadata
 
 __all__ = [
     "AgentMiddleware",
@@ -71,9 +70,16 @@ __all__ = [
     "wrap_tool_call",
 ]
 
-MOVED: dict[str, str] = {}
-"""Names that moved out of ``funcware.hooks``, and their new homes (filled by ``funcware``)."""
+MOVED: dict[str, str] | str = {}
+"""Names that moved out of ``funcware.hooks`` and their new homes, or where that table is
+(``"module:attribute"``, set by ``funcware``)."""
 
 
 def __getattr__(name: str) -> Any:
+    if name == "internal_call_metadata":  # loaded on first use
+        from funcware.hooks.internal_calls import internal_call_metadata
+
+        return internal_call_metadata
+    from funcware.hooks.moved import moved  # names that moved are rare: load it when asked
+
     return moved(__name__, name, MOVED)

@@ -1,12 +1,9 @@
-"""Checking the hook methods of an ``AgentMiddleware`` subclass, once per class.
-
-Decorated functions are checked when decorated; a class is checked here, when
-:func:`~funcware.hooks.middleware.hook_impls` first reads it (so when the agent is built):
-each hook method must be callable with the hook's arguments, ``a``-prefixed twins must be
-``async def`` and the others not, and a method whose name is one slip away from a hook's
-(``before_modle``) or that carries ``@hook_config`` without being a hook is refused, since
-it would never be called. A node hook written as ``(self, state)`` is called without the
-runtime, as decorated functions are (see :mod:`.injection`).
+"""Checking the hook methods of an ``AgentMiddleware`` subclass, once per class, when
+:func:`~funcware.hooks.middleware.hook_impls` first reads it (decorated functions are checked
+when decorated): each must take its hook's arguments (a node hook may take ``(self, state)``,
+see :mod:`.injection`), ``a``-prefixed twins must be ``async def`` and the others not, and a
+near-miss name (``before_modle``) or ``@hook_config`` on a non-hook is refused, since it would
+never be called. The refusals are worded in :mod:`.class_refusals`.
 """
 
 from __future__ import annotations
@@ -33,11 +30,6 @@ _INJECTABLE = frozenset(key for key, *_ in KWARGS_CONFIG_KEYS) | {"runtime"}
 _checked: weakref.WeakKeyDictionary[type, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
-def _where(func: object) -> str:
-    code = getattr(inspect.unwrap(func), "__code__", None)  # type: ignore[arg-type]
-    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
-
-
 def _binds(func: Callable[..., Any], count: int) -> bool | None:
     """Whether ``func`` (unbound, with ``self``) takes ``count`` more arguments; None: unknown."""
     try:
@@ -59,37 +51,24 @@ def _binds(func: Callable[..., Any], count: int) -> bool | None:
 
 def _arity(cls: type, name: str, func: Callable[..., Any]) -> str:
     hook = name[1:] if name.startswith("a") and name[1:] in _NODE + _WRAP else name
-    shape = "(self, request, handler)" if hook in _WRAP else "(self, state, runtime)"
     if _binds(func, 2) is not False:
         return "full"
     if hook in _NODE and _binds(func, 1):
         return STATE_ONLY
-    try:
-        signature = str(inspect.signature(func, follow_wrapped=False))
-    except (TypeError, ValueError):  # pragma: no cover - _binds said it is known
-        signature = "(unknown)"
-    raise TypeError(
-        f"{cls.__qualname__}.{name} (defined at {_where(func)}) cannot be called as "
-        f"{shape.replace('self, ', '')}: its signature is {signature}. Define it as "
-        f"`def {name}{shape}: ...`" + ("" if hook in _WRAP else " (or `(self, state)`).")
-    )
+    from funcware.hooks.class_refusals import bad_arity
+
+    raise bad_arity(cls, name, func, hook in _WRAP)
 
 
 def _flavour(cls: type, name: str, func: Callable[..., Any]) -> None:
     is_async_name = name.startswith("a") and name[1:] in _NODE + _WRAP
     plain = inspect.isfunction(func) and not hasattr(func, "__wrapped__")
-    if is_async_name and plain and not inspect.iscoroutinefunction(func):
-        raise TypeError(
-            f"{cls.__qualname__}.{name} (defined at {_where(func)}) is a plain `def`, but "
-            f"{name} is the async twin of {name[1:]} and is awaited. Write `async def "
-            f"{name}(...)`, or rename it to {name[1:]} for a sync hook."
-        )
-    if not is_async_name and inspect.iscoroutinefunction(func):
-        raise TypeError(
-            f"{cls.__qualname__}.{name} (defined at {_where(func)}) is `async def`, but "
-            f"{name} is the sync hook and is not awaited. Rename it to a{name} (the async "
-            f"twin), or make it a plain `def`."
-        )
+    if (is_async_name and plain and not inspect.iscoroutinefunction(func)) or (
+        not is_async_name and inspect.iscoroutinefunction(func)
+    ):
+        from funcware.hooks.class_refusals import wrong_flavour
+
+        raise wrong_flavour(cls, name, func, is_async_name)
 
 
 def _misspelled(cls: type, bases: tuple[type, ...]) -> None:
@@ -105,14 +84,9 @@ def _misspelled(cls: type, bases: tuple[type, ...]) -> None:
                 continue
             if close and abs(len(close[0]) - len(attr)) > 2 and not declared:
                 continue
-            looks = f"it looks like {close[0]}" if close else "it carries @hook_config"
-            fix = f"rename it to {close[0]}" if close else "name it after the hook it implements"
-            hooks = "" if close else f" ({', '.join(_METHODS)})"
-            raise TypeError(
-                f"{cls.__qualname__}.{attr} (defined at {_where(value)}) is not a hook "
-                f"method, so funcware would never call it, but {looks}. {fix[0].upper()}"
-                f"{fix[1:]}{hooks}; a helper method should start with an underscore."
-            )
+            from funcware.hooks.class_refusals import not_a_hook
+
+            raise not_a_hook(cls, attr, value, close[0] if close else None, _METHODS)
 
 
 def check_class(cls: type, bases: tuple[type, ...]) -> dict[str, str]:

@@ -1,29 +1,20 @@
 """The hook decorators: each lifts a plain function into a one-hook middleware.
 
-``@before_model`` (and its siblings) generate an ``AgentMiddleware`` subclass named after
-the function (or ``name=``) and return its instance. The instance stays callable exactly
-like the function, so it can be unit-tested without an agent. ``hook_config`` stashes jump
-targets on a function and works above or below the hook decorator, in either order.
-
-Which options each decorator takes, how they are checked and where they land is the
-registry's (:mod:`funcware.hooks.options`): the core's options are handled here, the
-features' are checked by the function each feature registered and kept on the generated
-class or the hook method.
+``@before_model`` (and its siblings) return an instance of a generated ``AgentMiddleware``
+subclass named after the function (or ``name=``), callable exactly like the function. Their
+options are the registry's (:mod:`.options`); their refusals are worded in :mod:`.refusals`.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
-from langchain_core.messages import SystemMessage
 from typing_extensions import ParamSpec, Unpack
 
-from funcware.hooks.injection import Injection, injection_for
+from funcware.hooks.injection import injection_for
 from funcware.hooks.middleware import (
     DIRECT_ATTR,
     NODE_HOOKS,
@@ -32,24 +23,20 @@ from funcware.hooks.middleware import (
     hook_impls,
     where,
 )
-from funcware.hooks.options import (
-    AfterAgentOptions,
-    AfterModelOptions,
-    Context,
-    HookOptions,
-    NodeOptions,
-    WrapModelCallOptions,
-    WrapToolCallOptions,
-    document,
-    option,
-    options_for,
-    unknown_option,
-)
-from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo, ModelRequest
-from funcware.hooks.wording import returned
+from funcware.hooks.options import Context, document, option, options_for
+from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
+
+    from funcware.hooks.option_types import (
+        AfterAgentOptions,
+        AfterModelOptions,
+        HookOptions,
+        NodeOptions,
+        WrapModelCallOptions,
+        WrapToolCallOptions,
+    )
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -71,56 +58,25 @@ class FunctionMiddleware(AgentMiddleware[Any, Any, Any], Generic[P, R]):
         return f"<{hooks} middleware {self.name!r} from {where(self.__wrapped__)}>"
 
 
-def _describe(obj: object) -> str:
-    return f"{obj!r} ({type(obj).__name__})"
-
-
 def _check_function(obj: object, decorator: str) -> Callable[..., Any]:
-    if isinstance(obj, FunctionMiddleware):
-        raise TypeError(
-            f"@{decorator} was applied to {obj!r}, which is already a middleware. "
-            "A function gets one hook decorator; use compose() to combine middleware."
-        )
-    if inspect.isfunction(obj) or inspect.ismethod(obj) or isinstance(obj, functools.partial):
-        return obj
-    hint = ""
-    if isinstance(obj, str):
-        hint = f" Did you mean @{decorator}(name={obj!r})?"
-    elif inspect.isclass(obj):
-        raise TypeError(
-            f"@{decorator} expects a function, got the class {obj.__qualname__} "
-            f"(@{decorator} applied at {_applied_at()}). To write a class, subclass "
-            "AgentMiddleware and override the hook method."
-        )
-    raise TypeError(f"@{decorator} expects a function, got {_describe(obj)}.{hint}")
-
-
-def _applied_at() -> str:
-    """``file:line`` of the user's code that applied a decorator: the first frame outside
-    funcware's hooks package (read only to word an error)."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    frame = sys._getframe(1)
-    while frame.f_back is not None and (
-        os.path.dirname(os.path.realpath(frame.f_code.co_filename)) == here
+    if not isinstance(obj, FunctionMiddleware) and (
+        inspect.isfunction(obj) or inspect.ismethod(obj) or isinstance(obj, functools.partial)
     ):
-        frame = frame.f_back
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        return obj
+    from funcware.hooks.refusals import not_a_function
+
+    raise not_a_function(obj, decorator)
 
 
 def _label(func: Callable[..., Any]) -> str:
     return f"{getattr(func, '__qualname__', repr(func))!s} (defined at {where(func)})"
 
 
-def _signature_text(func: Callable[..., Any]) -> str:
+def _binds(func: Callable[..., Any], positional: int, names: Sequence[str] = ()) -> bool:
+    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (or has no
+    signature to read)."""
     try:
-        return str(inspect.signature(func))
-    except (TypeError, ValueError):
-        return "(unknown)"
-
-
-def _binds(func: Callable[..., Any], count: int) -> bool:
-    try:
-        inspect.signature(func).bind(*range(count))
+        inspect.signature(func).bind(*range(positional), **dict.fromkeys(names))
     except TypeError:
         return False
     except ValueError:
@@ -134,10 +90,9 @@ def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tu
     items: Sequence[object] = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
     bad = [item for item in items if item not in JUMP_TARGETS]
     if bad:
-        raise ValueError(
-            f"{source} got can_jump_to={value!r} for {_label(func)}: {bad!r} "
-            f"is not a jump target. Allowed targets: {', '.join(JUMP_TARGETS)}."
-        )
+        from funcware.hooks.refusals import bad_jumps
+
+        raise bad_jumps(value, func, source, bad)
     return _in_order(items)  # type: ignore[arg-type]
 
 
@@ -146,62 +101,25 @@ def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
     return tuple(dict.fromkeys(t for group in groups for t in group))
 
 
-_NODE_HOOK_NAMES = "before_agent, before_model, after_model and after_agent"
-
-
-def _caller() -> str:
-    """``file:line`` of the code that called the public decorator (two frames up)."""
-    frame = sys._getframe(2)
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-
-
-def _friendly(typed: type | None = None) -> Callable[[F], F]:
-    """Check a public decorator's options before it runs, with messages that cite the caller.
-
-    The options it takes are the registry's (:func:`~funcware.hooks.options.options_for`);
-    ``typed`` (the decorator's ``TypedDict``) gives ``help()`` their annotations.
-    """
+def _friendly(typed: bool = True) -> Callable[[F], F]:
+    """Check a public decorator's options (the registry's) before it runs; ``typed``: its
+    signature shows them, with their types (``help()``)."""
 
     def wrap(public: F) -> F:
         name = public.__name__
-        own = inspect.signature(public).parameters
-        takes_function = any(p.kind is p.POSITIONAL_ONLY for p in own.values())
+        own = list(inspect.signature(public).parameters)
+        most = 1 if "func" in own else 0  # positional arguments: the function, if it takes one
 
         @functools.wraps(public)
         def checked(*args: Any, **options: Any) -> Any:
             allowed = {o.name for o in options_for(name)}
-            for key in options:
-                if key not in allowed:
-                    raise TypeError(unknown_option(name, key, _caller(), options[key]))
-            if args and not takes_function:
-                target = args[0]
-                what = _label(target) if callable(target) else repr(target)
-                listed = ", ".join(f"{o}=..." for o in own if o != "func")
-                raise TypeError(
-                    f"@{name} needs its options in parentheses: write @{name}({listed}) "
-                    f"above {what}."
-                )
-            if len(args) > 1:
-                raise TypeError(
-                    f"@{name} (at {_caller()}) takes one function, got {len(args)} "
-                    "positional arguments; pass options by keyword."
-                )
+            if len(args) > most or not allowed.issuperset(options):
+                from funcware.hooks.refusals import bad_call
+
+                raise bad_call(name, args, options, own)
             return public(*args, **options)
 
-        if typed is not None:
-            annotations = typed.__annotations__
-            keywords = [
-                inspect.Parameter(
-                    key,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=getattr(option(key), "default", None),
-                    annotation=getattr(hint, "__forward_arg__", hint),
-                )
-                for key, hint in annotations.items()
-            ]
-            first = [inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None)]
-            checked.__signature__ = inspect.Signature(first + keywords)  # type: ignore[attr-defined]
-        document(name, checked)
+        document(name, checked, signed=typed)
         return checked  # type: ignore[return-value]
 
     return wrap
@@ -230,7 +148,7 @@ def _stash(target: Any, options: dict[str, Any], context: Context) -> dict[str, 
     return attributes
 
 
-@_friendly()
+@_friendly(typed=False)
 def hook_config(
     *,
     can_jump_to: Sequence[JumpTo] | None = None,
@@ -250,76 +168,17 @@ def hook_config(
         def stop_on_done(state):
             return {"jump_to": "end"} if "DONE" in state["messages"][-1].text else None
     """
-    given = {"timeout": timeout, "always": always}
-    marked = {key: value for key, value in given.items() if value not in (None, False)}
+    from funcware.hooks.configuring import configure
 
-    def decorator(target: F) -> F:
-        if isinstance(target, FunctionMiddleware):
-            if can_jump_to is not None or not marked:
-                _add_jumps_to_generated(target, can_jump_to)
-            for impl in hook_impls(target).values():
-                name = impl.hook if impl.sync is not None else "a" + impl.hook
-                context = Context("hook_config", impl.hook, _label(target.__wrapped__))
-                _stash(type(target).__dict__[name], marked, context)
-            return target
-        if inspect.isclass(target):
-            raise TypeError(
-                f"@hook_config was applied to the class {target.__qualname__} "
-                f"({where(target)}); put it on the hook method instead: "
-                "@hook_config(can_jump_to=[...]) above `def after_model(self, state, runtime)` "
-                "inside the class."
-            )
-        func = _check_function(target, "hook_config")
-        _stash(func, marked, Context("hook_config", "", _label(func)))
-        jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
-        old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
-        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
-        return target
-
-    return decorator
-
-
-def _add_jumps_to_generated(
-    middleware: FunctionMiddleware[Any, Any], can_jump_to: Sequence[JumpTo] | None
-) -> None:
-    impls = hook_impls(middleware)
-    node_hooks = [impl for hook, impl in impls.items() if hook in NODE_HOOKS]
-    if not node_hooks:
-        raise TypeError(
-            f"@hook_config(can_jump_to=...) was applied to middleware {middleware.name!r} "
-            f"({_label(middleware.__wrapped__)}), which defines only "
-            f"{', '.join(impls)}; jumps apply to before_agent, before_model, after_model "
-            "and after_agent hooks."
-        )
-    jumps = _normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
-    for impl in node_hooks:
-        name = impl.hook if impl.sync is not None else "a" + impl.hook
-        adapter = type(middleware).__dict__[name]
-        old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
-        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
-
-
-def _binds_call(func: Callable[..., Any], call: Injection) -> bool:
-    try:
-        inspect.signature(func).bind(
-            *range(call.positional), **{name: None for name, _, _ in call.extras}
-        )
-    except TypeError:
-        return False
-    except ValueError:
-        return True
-    return True
+    return configure(can_jump_to, timeout, always)
 
 
 def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
     call = injection_for(func)
-    if not _binds_call(func, call):
-        raise TypeError(
-            f"@{hook} cannot use {_label(func)}: a {hook} hook is called as f(state) or "
-            f"f(state, runtime) (and gets langgraph's config, writer, store, ... by name), "
-            f"but its signature is {_signature_text(func)}. "
-            f"Define it as `def {getattr(func, '__name__', 'hook')}(state, runtime): ...`."
-        )
+    if not _binds(func, call.positional, [name for name, _, _ in call.extras]):
+        from funcware.hooks.refusals import bad_signature
+
+        raise bad_signature(hook, func)
     takes_runtime = call.positional == 2
     if inspect.iscoroutinefunction(func):
 
@@ -341,11 +200,9 @@ def _node_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any
 
 def _wrap_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any]:
     if not _binds(func, 2):
-        raise TypeError(
-            f"@{hook} cannot use {_label(func)}: a {hook} hook is called as "
-            f"f(request, handler), but its signature is {_signature_text(func)}. "
-            f"Define it as `def {getattr(func, '__name__', 'hook')}(request, handler): ...`."
-        )
+        from funcware.hooks.refusals import bad_signature
+
+        raise bad_signature(hook, func)
     if inspect.iscoroutinefunction(func):
 
         async def async_wrap(self: Any, request: Any, handler: Any) -> Any:
@@ -361,53 +218,19 @@ def _wrap_adapter(func: Callable[..., Any], hook: HookName) -> Callable[..., Any
     return sync_wrap
 
 
-def _prompt_message(func: Callable[..., Any], value: object) -> SystemMessage:
-    if isinstance(value, SystemMessage):
-        return value
-    if isinstance(value, str):
-        return SystemMessage(content=value)
-    raise TypeError(
-        f"@dynamic_prompt function {_label(func)} returned {returned(value, handler=False)}; "
-        "it must return a str or a SystemMessage."
-    )
-
-
-def _prompt_adapter(func: Callable[..., Any]) -> Callable[..., Any]:
-    if not _binds(func, 1):
-        raise TypeError(
-            f"@dynamic_prompt cannot use {_label(func)}: it is called as f(request), "
-            f"but its signature is {_signature_text(func)}. "
-            f"Define it as `def {getattr(func, '__name__', 'prompt')}(request): ...`."
-        )
-    if inspect.iscoroutinefunction(func):
-
-        async def async_prompt(self: Any, request: ModelRequest[Any], handler: Any) -> Any:
-            message = _prompt_message(func, await func(request))
-            return await handler(request.override(system_message=message))
-
-        return async_prompt
-
-    def sync_prompt(self: Any, request: ModelRequest[Any], handler: Any) -> Any:
-        message = _prompt_message(func, func(request))
-        return handler(request.override(system_message=message))
-
-    return sync_prompt
-
-
-def _check_schema(state_schema: object, func: Callable[..., Any], decorator: str) -> None:
-    if state_schema is not None and not (
+def _core_options_ok(state_schema: object, name: object, stream_internal_calls: object) -> bool:
+    """Whether the core's options are of the types they take (else :mod:`.refusals` says)."""
+    schema_ok = state_schema is None or (
         inspect.isclass(state_schema) and hasattr(state_schema, "__annotations__")
-    ):
-        raise TypeError(
-            f"@{decorator} got state_schema={state_schema!r} for {_label(func)}; "
-            "it must be a TypedDict class deriving from AgentState."
-        )
+    )
+    name_ok = name is None or (isinstance(name, str) and bool(name))
+    return schema_ok and name_ok and isinstance(stream_internal_calls, bool)
 
 
 def _lift(
     target: object,
     hook: HookName,
-    adapter: Callable[[Callable[..., Any]], Callable[..., Any]],
+    adapter: Callable[[Callable[..., Any], HookName], Callable[..., Any]],
     *,
     decorator: str,
     state_schema: object = None,
@@ -421,15 +244,11 @@ def _lift(
     the function each registered)."""
     func = _check_function(target, decorator)
     context = Context(decorator, hook, _label(func))
-    _check_schema(state_schema, func, decorator)
-    if name is not None and (not isinstance(name, str) or not name):
-        raise TypeError(f"@{decorator} got name={name!r} for {_label(func)}; use a non-empty str.")
-    if not isinstance(stream_internal_calls, bool):
-        raise TypeError(
-            f"{context.source} got stream_internal_calls={stream_internal_calls!r}; "
-            "use True or False."
-        )
-    method = adapter(func)
+    if not _core_options_ok(state_schema, name, stream_internal_calls):
+        from funcware.hooks.refusals import bad_core_option
+
+        raise bad_core_option(context, state_schema, name, stream_internal_calls)
+    method = adapter(func, hook)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
     attributes = _stash(method, options, context)
@@ -441,10 +260,9 @@ def _lift(
         stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
         setattr(method, _JUMP_ATTR, list(_in_order(jumps, stashed)))
     elif getattr(func, _JUMP_ATTR, None):
-        raise TypeError(
-            f"@hook_config(can_jump_to=...) on {_label(func)} has no effect on a {hook} hook; "
-            "jumps apply to before_agent, before_model, after_model and after_agent hooks."
-        )
+        from funcware.hooks.refusals import jumps_on_a_wrap
+
+        raise jumps_on_a_wrap(func, hook)
     method_name = ("a" + hook) if inspect.iscoroutinefunction(func) else hook
     class_name = name or getattr(func, "__name__", None) or type(func).__name__
     namespace: dict[str, Any] = {
@@ -465,58 +283,36 @@ def _lift(
 
 
 class Lifted(Protocol):
-    """What a called decorator (``@before_model(...)``) returns; generic per function.
-
-    A protocol, not a ``Callable`` alias: with an alias, mypy solves ``P``/``R`` at
-    ``before_model(...)`` (to ``Never``) instead of at the decorated function.
-    """
+    """What a called decorator (``@before_model(...)``) returns; generic per function (a
+    ``Callable`` alias would make mypy solve ``P``/``R`` at ``before_model(...)``, to ``Never``)."""
 
     def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 
 
-def _hook_decorator(
-    hook: HookName, adapter: Callable[[Callable[..., Any]], Callable[..., Any]], decorator: str
+def _decorate(
+    func: object,
+    options: dict[str, Any],
+    hook: HookName,
+    adapter: Callable[[Callable[..., Any], HookName], Callable[..., Any]],
+    decorator: str | None = None,
 ) -> Any:
-    """The runtime body of one public decorator: lift bare, or take options and then lift."""
+    """One public decorator's body: lift ``func``, or (called with options) return the lift."""
 
-    def decorate(func: object = None, /, **options: Any) -> Any:
-        def lift(target: object) -> FunctionMiddleware[Any, Any]:
-            return _lift(target, hook, adapter, decorator=decorator, **options)
+    def lift(target: object) -> FunctionMiddleware[Any, Any]:
+        return _lift(target, hook, adapter, decorator=decorator or hook, **options)
 
-        return lift if func is None else lift(func)
-
-    return decorate
-
-
-def _node_decorator(hook: HookName) -> Any:
-    return _hook_decorator(hook, lambda f: _node_adapter(f, hook), hook)
-
-
-_before_agent = _node_decorator("before_agent")
-_before_model = _node_decorator("before_model")
-_after_model = _node_decorator("after_model")
-_after_agent = _node_decorator("after_agent")
-_wrap_model_call = _hook_decorator(
-    "wrap_model_call", lambda f: _wrap_adapter(f, "wrap_model_call"), "wrap_model_call"
-)
-_wrap_tool_call = _hook_decorator(
-    "wrap_tool_call", lambda f: _wrap_adapter(f, "wrap_tool_call"), "wrap_tool_call"
-)
-_dynamic_prompt = _hook_decorator("wrap_model_call", _prompt_adapter, "dynamic_prompt")
+    return lift if func is None else lift(func)
 
 
 @overload
 def before_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_agent(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(NodeOptions)
+@_friendly()
 def before_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once per invocation, first.
 
-    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
-    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
-    Use it bare (``@before_agent``) or with options (``@before_agent(name=...)``).
-
+    It returns a dict of state updates, a ``Command`` or ``None``; it may be ``async def``.
 
     Example::
 
@@ -524,21 +320,18 @@ def before_agent(func: Any = None, /, **options: Any) -> Any:
         def load_profile(state, runtime):
             return {"profile": load(runtime.context.user_id)}
     """
-    return _before_agent(func, **options)
+    return _decorate(func, options, "before_agent", _node_adapter)
 
 
 @overload
 def before_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def before_model(func: None = None, /, **options: Unpack[NodeOptions]) -> Lifted: ...
-@_friendly(NodeOptions)
+@_friendly()
 def before_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run before every model call.
 
-    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
-    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
-    Use it bare (``@before_model``) or with options (``@before_model(name=...)``).
-
+    It returns a dict of state updates, a ``Command`` or ``None``; it may be ``async def``.
 
     Example::
 
@@ -546,21 +339,18 @@ def before_model(func: Any = None, /, **options: Any) -> Any:
         def message_limit(state):
             return {"jump_to": "end"} if len(state["messages"]) > 50 else None
     """
-    return _before_model(func, **options)
+    return _decorate(func, options, "before_model", _node_adapter)
 
 
 @overload
 def after_model(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_model(func: None = None, /, **options: Unpack[AfterModelOptions]) -> Lifted: ...
-@_friendly(AfterModelOptions)
+@_friendly()
 def after_model(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run after every model call.
 
-    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
-    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
-    Use it bare (``@after_model``) or with options (``@after_model(name=...)``).
-
+    It returns a dict of state updates, a ``Command`` or ``None``; it may be ``async def``.
 
     Example::
 
@@ -568,21 +358,18 @@ def after_model(func: Any = None, /, **options: Any) -> Any:
         def count_calls(state):
             return {"model_calls": state.get("model_calls", 0) + 1}
     """
-    return _after_model(func, **options)
+    return _decorate(func, options, "after_model", _node_adapter)
 
 
 @overload
 def after_agent(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def after_agent(func: None = None, /, **options: Unpack[AfterAgentOptions]) -> Lifted: ...
-@_friendly(AfterAgentOptions)
+@_friendly()
 def after_agent(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(state[, runtime])`` into a middleware run once, when the agent ends.
 
-    The function returns a dict of state updates, a ``Command`` or ``None``; it may be
-    ``async def`` (used by ``ainvoke``; a sync one works there too, and vice versa).
-    Use it bare (``@after_agent``) or with options (``@after_agent(name=...)``).
-
+    It returns a dict of state updates, a ``Command`` or ``None``; it may be ``async def``.
 
     Example::
 
@@ -590,22 +377,20 @@ def after_agent(func: Any = None, /, **options: Any) -> Any:
         def audit(state):
             log(state["messages"][-1].text)
     """
-    return _after_agent(func, **options)
+    return _decorate(func, options, "after_agent", _node_adapter)
 
 
 @overload
 def wrap_model_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def wrap_model_call(func: None = None, /, **options: Unpack[WrapModelCallOptions]) -> Lifted: ...
-@_friendly(WrapModelCallOptions)
+@_friendly()
 def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every model call.
 
-    ``handler(request)`` runs the inner layers and the model and returns a
-    ``ModelResponse``; the function returns a ``ModelResponse``, an ``AIMessage`` or an
-    ``ExtendedModelResponse`` (a response plus a ``Command`` whose update is written to the
-    state). It may call the handler again (retry) or not at all (a cached answer).
-
+    ``handler(request)`` runs the inner layers and the model and returns a ``ModelResponse``;
+    the function returns a ``ModelResponse``, an ``AIMessage`` or an ``ExtendedModelResponse``
+    (plus a ``Command`` updating the state), and may call the handler again or not at all.
 
     Example::
 
@@ -616,21 +401,20 @@ def wrap_model_call(func: Any = None, /, **options: Any) -> Any:
             except TimeoutError:
                 return handler(request.override(model_settings={"timeout": 60}))
     """
-    return _wrap_model_call(func, **options)
+    return _decorate(func, options, "wrap_model_call", _wrap_adapter)
 
 
 @overload
 def wrap_tool_call(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def wrap_tool_call(func: None = None, /, **options: Unpack[WrapToolCallOptions]) -> Lifted: ...
-@_friendly(WrapToolCallOptions)
+@_friendly()
 def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
     """Lift ``func(request, handler)`` into a middleware around every tool call.
 
-    ``request.tool_call`` is the call (``name``, ``args``, ``id``); ``handler(request)``
-    runs the inner layers and the tool. The function returns a ``ToolMessage`` answering
-    that call (``tool_call_id=request.tool_call["id"]``) or a langgraph ``Command``.
-
+    ``request.tool_call`` is the call (``name``, ``args``, ``id``); ``handler(request)`` runs
+    the inner layers and the tool. The function returns a ``ToolMessage`` answering that
+    call (``tool_call_id=request.tool_call["id"]``) or a langgraph ``Command``.
 
     Example::
 
@@ -639,19 +423,17 @@ def wrap_tool_call(func: Any = None, /, **options: Any) -> Any:
             print("calling", request.tool_call["name"])
             return handler(request)
     """
-    return _wrap_tool_call(func, **options)
+    return _decorate(func, options, "wrap_tool_call", _wrap_adapter)
 
 
 @overload
 def dynamic_prompt(func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 @overload
 def dynamic_prompt(func: None = None, /, **options: Unpack[HookOptions]) -> Lifted: ...
-@_friendly(HookOptions)
+@_friendly()
 def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
-    """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt.
-
-    The returned prompt replaces the request's system message for that model call.
-
+    """Lift ``func(request) -> str | SystemMessage`` into a middleware setting the prompt:
+    it replaces the request's system message for that model call.
 
     Example::
 
@@ -659,4 +441,6 @@ def dynamic_prompt(func: Any = None, /, **options: Any) -> Any:
         def by_user(request):
             return f"You help {request.runtime.context.user_name}."
     """
-    return _dynamic_prompt(func, **options)
+    from funcware.hooks.prompts import prompt_adapter
+
+    return _decorate(func, options, "wrap_model_call", prompt_adapter, "dynamic_prompt")

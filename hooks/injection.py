@@ -1,10 +1,8 @@
 """langgraph's injectable node parameters (``config``, ``writer``, ``store``, ...) for hooks.
 
-A langgraph node receives ``config``, ``writer``, ``store``, ``runtime``, ``previous`` or
-``error`` when it declares a parameter of that name (and, for some, a matching type), and
-LangChain's hook nodes pass the same to middleware hooks. funcware decides once per hook,
-when the hook is read, by asking langgraph's own ``RunnableCallable`` what it would inject;
-each call then only fills in those values.
+A hook that declares ``config``, ``writer``, ``store``, ``runtime``, ``previous`` or ``error``
+gets it, as a langgraph node (and a LangChain hook) does: what to inject is decided once per
+hook by asking langgraph's own ``RunnableCallable``; each call only fills in the values.
 """
 
 from __future__ import annotations
@@ -66,11 +64,8 @@ PLAIN = Injection()
 
 
 def _takes_runtime(parameters: list[inspect.Parameter], injected: dict[str, Any]) -> bool:
-    """Whether ``runtime`` goes second, positionally.
-
-    It does when the second parameter is positional and not another injectable one
-    (``def hook(state, config)`` gets ``config``, as in langgraph), or for ``*args``.
-    """
+    """Whether ``runtime`` goes second, positionally: when the second parameter is positional
+    and not another injectable one (``def hook(state, config)`` gets ``config``), or ``*args``."""
     for parameter in parameters[1:2]:
         if parameter.kind is parameter.VAR_POSITIONAL:
             return True
@@ -89,10 +84,9 @@ _OF_METHODS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionar
 def injection_for(func: Callable[..., Any]) -> Injection:
     """What langgraph would inject into ``func`` as a node (beyond ``state`` and ``runtime``).
 
-    ``runtime`` goes positionally when ``func`` has a second positional parameter
-    (whatever its name, as funcware always did); a keyword-only ``runtime`` is injected.
-    The answer depends on the signature only, so it is worked out once per plain function
-    or method (other callables are read every time).
+    ``runtime`` goes positionally when ``func`` has a second positional parameter (whatever
+    its name); a keyword-only ``runtime`` is injected. Worked out once per plain function or
+    method (other callables are read every time).
     """
     method = inspect.ismethod(func)
     key = func.__func__ if method else func  # type: ignore[attr-defined]

@@ -1,9 +1,4 @@
-"""Marking a model call a middleware makes itself as internal: LangChain 1.5's metadata.
-
-funcware already keeps the model calls a hook makes out of the user's message stream
-(unless its middleware sets ``stream_internal_calls``); the marker also lets stream
-transformers recognise such a call, LangChain's ``InternalCallTransformer`` included.
-"""
+"""Marking a model call a middleware makes itself as internal: LangChain 1.5's metadata."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``AgentMiddleware``, the base class, and :func:`hook_impls`: what a middleware defines.
 
-A middleware defines a hook by overriding its sync method, its async method (the name
-with an ``a`` in front), or both. Everything in funcware that needs to know which hooks a
-middleware has, in which flavours and with which jump targets, asks :func:`hook_impls`.
+A middleware defines a hook by overriding its sync method, its async method (``a`` in front
+of the name), or both; what funcware knows of a middleware's hooks, it asks :func:`hook_impls`.
 """
 
 from __future__ import annotations
@@ -87,37 +86,23 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
 
     state_schema: type[StateT] = cast("type[StateT]", AgentState)
     """A TypedDict deriving from ``AgentState``: fields this middleware adds to the state."""
-
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
-
     stream: Any = "pass"
-    """How this middleware's output decisions govern the stream (``after_model`` and
-    ``wrap_model_call`` guards): ``"pass"``, ``"buffer"`` or a ``SlidingWindow``; see
-    :mod:`funcware.guards`."""
-
+    """How its ``after_model``/``wrap_model_call`` guards govern the stream: ``"pass"``,
+    ``"buffer"`` or a ``SlidingWindow`` (see :mod:`funcware.guards`)."""
     stream_internal_calls: bool = False
-    """Whether model calls this middleware makes itself (a summarizer, a grader) appear in
-    the user's message stream; hidden by default, as LangChain hides its own."""
-
+    """Whether model calls it makes itself (a summarizer, a grader) show in the user's
+    message stream; hidden by default, as LangChain hides its own."""
     on_error: Literal["raise", "continue"] = "raise"
-    """``"continue"``: an exception in this middleware's hooks is logged, and the run goes on
+    """``"continue"``: an exception in its hooks is logged and the run goes on
     (see :mod:`funcware.policies`)."""
-
     trace_policy: TracePolicy | None = None
-    """What this middleware's hook spans record (LangChain's attribute), e.g.
-    ``TracePolicy(process_inputs=omit_payload)`` to keep the span but drop its payload;
-    ``None``: the process default (``configure_trace_policy``), if any. See
-    ``funcware.configure_trace_policy``."""
-
+    """What its hook spans record (LangChain's attribute), e.g. ``TracePolicy(process_inputs=
+    omit_payload)``; ``None``: the process default (``funcware.configure_trace_policy``)."""
     transformers: Sequence[TransformerFactory] = ()
-    """Stream transformer factories this middleware registers on the agent's graph.
-
-    Each is called as ``factory(scope)`` for every ``stream_events(..., version="v3")`` run
-    (and every subgraph scope), so each run gets fresh instances. The agent registers them
-    after its tool-call and sub-agent projections and before ``create_agent(transformers=...)``.
-    """
-
+    """Stream transformer factories it registers on the agent's graph, each called as
+    ``factory(scope)`` for every ``stream_events(..., version="v3")`` run and subgraph scope."""
     # Declared effects and ordering constraints (funcware.effects.declarations); None: undeclared.
     reads: Collection[str] | None = None
     """Effects this middleware reads: ``"state.<key>"``, ``"request.messages"``, ..."""
@@ -257,42 +242,13 @@ def where(func: object) -> str:
     if code is not None:
         return f"{code.co_filename}:{code.co_firstlineno}"
     if inspect.isclass(target):
-        return _class_where(target)
+        from funcware.hooks.locations import class_where
+
+        return class_where(target)
     return "<unknown>"
 
 
 _CLASS_WHERE: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
-
-
-def _class_where(cls: type) -> str:
-    """A class's ``file:line``, from its code objects (never its source): the class
-    statement's line where Python records it (3.13+), else its first function's."""
-    found = _CLASS_WHERE.get(cls)
-    if found is None:
-        module = sys.modules.get(cls.__module__)
-        file = getattr(module, "__file__", None)
-        line = getattr(cls, "__firstlineno__", None)
-        if line is None:
-            lines = [
-                code.co_firstlineno
-                for value in vars(cls).values()
-                if (code := getattr(_function_of(value), "__code__", None)) is not None
-                and code.co_filename == file
-            ]
-            line = min(lines, default=None)
-        if file is None:
-            found = f"{cls.__module__}.{cls.__qualname__}"
-        else:
-            found = f"{file}:{line}" if line is not None else file
-        _CLASS_WHERE[cls] = found
-    return found
-
-
-def _function_of(value: object) -> object:
-    """The plain function behind a class attribute (a method, static or class method)."""
-    if isinstance(value, (staticmethod, classmethod)):
-        value = value.__func__
-    return inspect.unwrap(value) if callable(value) else value
 
 
 def origin(middleware: object) -> str:
@@ -370,13 +326,8 @@ def is_middleware(obj: object) -> bool:
 
 
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
-    """The hooks ``middleware`` defines, in :data:`HOOKS` order.
-
-    A hook is defined when its sync or async method is overridden from the base class.
-    Middleware that computes its hooks (a composite) provides ``__funcware_hooks__``; an
-    object that is no funcware middleware is read by the first registered adapter that
-    knows it (see :mod:`funcware.hooks.adapters`).
-    """
+    """The hooks ``middleware`` defines (overrides), in :data:`HOOKS` order: a composite's from
+    its ``__funcware_hooks__``, another library's from the first adapter that knows it."""
     provided = getattr(middleware, "__funcware_hooks__", None)
     if provided is not None:
         return cast("dict[HookName, HookImpl]", provided())
@@ -385,10 +336,9 @@ def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
             found = adapter.hooks(middleware)
             if found is not None:
                 return found
-        raise TypeError(
-            f"{middleware!r} is not a middleware: subclass funcware.AgentMiddleware or "
-            "decorate a function with @before_model, @wrap_model_call, ..."
-        )
+        from funcware.hooks.class_refusals import not_a_middleware
+
+        raise not_a_middleware(middleware)
     return read_hooks(middleware, AgentMiddleware)
 
 
@@ -414,25 +364,19 @@ def read_hooks(
             async_ = async_ and adapt(hook, async_)
         jumps = _jump_targets(sync, async_)
         if jumps and hook not in NODE_HOOKS:
-            raise TypeError(
-                f"{cls.__qualname__}.{hook} (defined at {where(sync or async_)}) declares "
-                f"can_jump_to={list(jumps)}, but only before_agent, before_model, after_model "
-                "and after_agent hooks can jump; remove @hook_config from it."
-            )
+            from funcware.hooks.class_refusals import jumps_on_a_wrap
+
+            raise jumps_on_a_wrap(cls, hook, jumps, where(sync or async_))
         direct_sync, direct_async = _direct(sync), _direct(async_)
-        if hook not in NODE_HOOKS:
-            found[hook] = HookImpl(
-                middleware, hook, direct_sync, direct_async, jumps, methods=methods
-            )
-            continue
+        node = hook in NODE_HOOKS  # a node hook is called with what it declares
         found[hook] = HookImpl(
             middleware,
             hook,
             direct_sync,
             direct_async,
             jumps,
-            PLAIN if direct_sync is None else injection_for(direct_sync),
-            PLAIN if direct_async is None else injection_for(direct_async),
+            injection_for(direct_sync) if node and direct_sync is not None else PLAIN,
+            injection_for(direct_async) if node and direct_async is not None else PLAIN,
             methods,
         )
     return found

@@ -6,51 +6,39 @@ class, or a mark on the hook method). The registry drives the decorators' valida
 their "did you mean" and misplaced-option messages, ``help()`` (each decorator's
 docstring ends with its options, written from here) and the docs. The core registers the
 options of the card (``name``, ``can_jump_to``, ``state_schema``, ``tools``,
-``stream_internal_calls``); each feature registers its own (``funcware.policies``:
-``timeout``, ``on_error``, ``always``; ``funcware.guards``: ``stream``; ``funcware.nodes``:
-``node_policy``;
-``funcware.effects``: ``reads``, ``writes``, ``outside``, ``inside``, ``requires``,
-``position``).
+``stream_internal_calls``); ``funcware/plugins.py`` registers the features' own, whose
+checks (:func:`lazy`) load their feature only when the option is given.
 
-The ``TypedDict``s below type the same options for a static checker (a typed
-``**options`` cannot come from a registry); a test checks that both list the same options
-for every decorator.
+The ``TypedDict``s in :mod:`funcware.hooks.option_types` type the same options for a
+static checker (a typed ``**options`` cannot come from a registry); a test checks that
+both list the same options, with the same types, for every decorator.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Collection, Mapping, Sequence
+import inspect
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
-from typing_extensions import TypedDict
-
-from funcware.hooks.types import JumpTo
-
 if TYPE_CHECKING:
-    from langchain_core.tools import BaseTool
+    pass
 
 __all__ = [
     "DECORATORS",
-    "AfterAgentOptions",
-    "AfterModelOptions",
     "Context",
-    "HookOptions",
-    "NodeOptions",
     "OnError",
     "Option",
     "Position",
-    "StateOptions",
     "StreamPolicy",
     "StreamWindow",
-    "WrapModelCallOptions",
-    "WrapToolCallOptions",
     "describe",
+    "feature_options",
+    "lazy",
     "option",
     "options_for",
     "register_option",
-    "unknown_option",
 ]
 
 OnError = Literal["raise", "continue"]
@@ -127,6 +115,9 @@ class Option:
     complete: Callable[[dict[str, Any], Context], None] | None = None
     """Called once per decoration in which it was given, after every option was checked,
     with the class attributes gathered so far (to add what the options imply together)."""
+    annotation: str = "object"
+    """Its type, as ``help()`` shows it (the ``TypedDict`` in
+    :mod:`funcware.hooks.option_types` gives the same to a type checker)."""
 
     @property
     def mark(self) -> str:
@@ -135,21 +126,54 @@ class Option:
 
 
 _OPTIONS: dict[str, Option] = {}
-_DOCS: dict[str, tuple[Callable[..., Any], str]] = {}
+_DOCS: dict[str, tuple[Callable[..., Any], str, bool]] = {}
 
 
 def register_option(new: Option) -> Option:
     """Add ``new`` (replacing an option of the same name) and rewrite the decorators' docs."""
     _OPTIONS[new.name] = new
-    for decorator, (func, doc) in _DOCS.items():
-        func.__doc__ = doc + describe(decorator)
+    for decorator in _DOCS:
+        _document(decorator)
     return new
 
 
-def document(decorator: str, func: Callable[..., Any]) -> None:
-    """Let ``func``'s docstring end with ``decorator``'s options, now and as they change."""
-    _DOCS[decorator] = (func, func.__doc__ or "")
-    func.__doc__ = (func.__doc__ or "") + describe(decorator)
+def document(decorator: str, func: Callable[..., Any], *, signed: bool = True) -> None:
+    """Let ``func``'s docstring end with ``decorator``'s options, and (``signed``) its
+    signature show them with their types, now and as they change."""
+    _DOCS[decorator] = (func, func.__doc__ or "", signed)
+    _document(decorator)
+
+
+def _document(decorator: str) -> None:
+    func, doc, signed = _DOCS[decorator]
+    func.__doc__ = doc + describe(decorator)
+    if signed:
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        func.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [
+                inspect.Parameter("func", inspect.Parameter.POSITIONAL_ONLY, default=None),
+                *(
+                    inspect.Parameter(o.name, keyword, default=o.default, annotation=o.annotation)
+                    for o in options_for(decorator)
+                ),
+            ]
+        )
+
+
+def feature_options() -> list[Option]:
+    """The options features registered (a build loads a feature when one is used)."""
+    return [o for o in _OPTIONS.values() if o.owner != "core"]
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """A function that imports ``"module:function"`` on its first call and calls it."""
+    module, _, name = target.partition(":")
+
+    def call(*args: Any) -> Any:
+        return getattr(import_module(module), name)(*args)
+
+    call.__qualname__ = call.__name__ = name
+    return call
 
 
 def option(name: str) -> Option | None:
@@ -168,36 +192,19 @@ def describe(decorator: str) -> str:
     return "\n\n    Options:\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-def unknown_option(decorator: str, key: str, at: str, value: object = None) -> str:
-    """Why ``@decorator`` refuses ``key=value`` (given at ``at``), and what it takes instead."""
-    allowed = [o.name for o in options_for(decorator)]
-    known = _OPTIONS.get(key)
-    if known is not None:
-        takers = sorted(d for d in known.decorators if d != "hook_config")
-        why = f" {known.elsewhere}" if known.elsewhere else ""
-        return (
-            f"@{decorator} (at {at}) does not take {key}= (got {key}={value!r}): {key}= "
-            f"applies to {' and '.join(takers)} hooks only.{why} Its options: "
-            f"{', '.join(allowed) or 'none'}."
-        )
-    close = difflib.get_close_matches(key, allowed, n=1)
-    hint = f" Did you mean {close[0]}=?" if close else ""
-    return (
-        f"@{decorator} (at {at}) got an unknown option {key}=.{hint} Its options: "
-        f"{', '.join(allowed) or 'none'}."
-    )
-
-
 def _core(name: str, decorators: Collection[str], default: object, help: str, **kw: Any) -> None:
     register_option(Option(name, frozenset(decorators), default, help, **kw))
 
 
-_core("name", ALL, None, "the middleware's name (default: the function's).")
+_core(
+    "name", ALL, None, "the middleware's name (default: the function's).", annotation="str | None"
+)
 _core(
     "can_jump_to",
     NODES | {"hook_config"},
     None,
     "targets the hook may return as {'jump_to': ...}: 'model', 'tools', 'end' (default: none).",
+    annotation="Sequence[JumpTo] | None",
     elsewhere="From a wrap, return a response without calling the handler to skip the model "
     "(or tool); to end the run, use an after_model hook with can_jump_to=['end'].",
 )
@@ -206,92 +213,19 @@ _core(
     ALL - {"dynamic_prompt"},
     None,
     "a TypedDict deriving from AgentState, for the state keys it adds.",
+    annotation="type[Any] | None",
 )
 _core(
     "tools",
     ALL - {"dynamic_prompt"},
     None,
     "tools it brings to the agent; a dict schema it serves itself.",
+    annotation="Sequence[BaseTool | dict[str, Any]] | None",
 )
 _core(
     "stream_internal_calls",
     ALL - {"dynamic_prompt"},
     False,
     "True shows model calls the hook makes itself in the message stream (default: hidden).",
+    annotation="bool",
 )
-
-
-# -- typing -------------------------------------------------------------------------
-# A TypedDict cannot carry defaults: each field's docstring states the one the decorator
-# applies when the option is not given; the registry above checks the values at runtime.
-
-
-class HookOptions(TypedDict, total=False):
-    """What every hook decorator takes (``@dynamic_prompt`` takes only these)."""
-
-    name: str | None
-    """The middleware's name. Default: the function's name."""
-    timeout: float | None
-    """Seconds the hook may take before ``HookTimeoutError``. Default: ``None`` (no limit)."""
-    on_error: OnError
-    """``"raise"`` (default) or ``"continue"``."""
-    reads: Collection[str] | None
-    """Effect names the hook reads. Default: ``None`` (undeclared)."""
-    writes: Collection[str] | None
-    """Effect names the hook writes. Default: ``None`` (undeclared)."""
-    outside: Sequence[str | type] | None
-    """Middleware (names or classes) it must sit outside of. Default: ``None``."""
-    inside: Sequence[str | type] | None
-    """Middleware (names or classes) it must sit inside of. Default: ``None``."""
-    requires: Sequence[str | type] | None
-    """Middleware (names or classes) that must be present. Default: ``None``."""
-    position: Position | None
-    """``"outermost"`` or ``"innermost"``. Default: ``None`` (anywhere)."""
-    per_run: Literal["on", "off", "required"] | None
-    """Whether runs may switch it off (``"on"``), only switch it on (``"off"``) or never
-    switch it off (``"required"``). Default: ``None`` (on; runs may switch it off)."""
-
-
-class StateOptions(HookOptions, total=False):
-    """Every hook but ``@dynamic_prompt``."""
-
-    state_schema: type[Any] | None
-    """A TypedDict deriving from ``AgentState``. Default: ``None`` (``AgentState``)."""
-    tools: Sequence[BaseTool | dict[str, Any]] | None
-    """Tools the middleware brings to the agent. Default: ``None`` (none)."""
-    stream_internal_calls: bool
-    """Show the hook's own model calls in the message stream. Default: ``False``."""
-
-
-class _Guard(TypedDict, total=False):
-    stream: StreamPolicy
-    """What a guard lets through to the stream. Default: ``"pass"``."""
-
-
-class WrapModelCallOptions(StateOptions, _Guard, total=False):
-    """``@wrap_model_call``'s options."""
-
-
-class WrapToolCallOptions(StateOptions, total=False):
-    """``@wrap_tool_call``'s options."""
-
-
-class NodeOptions(StateOptions, total=False):
-    """``@before_agent``'s and ``@before_model``'s options."""
-
-    can_jump_to: Sequence[JumpTo] | None
-    """Targets the hook may return as ``{"jump_to": ...}``. Default: ``None`` (none)."""
-    node_policy: Mapping[str, Any] | None
-    """langgraph ``add_node`` policies for the hook's node (``retry_policy``,
-    ``cache_policy``, ``error_handler``, ``timeout``). Default: ``None`` (none)."""
-
-
-class AfterModelOptions(NodeOptions, _Guard, total=False):
-    """``@after_model``'s options: a node hook that can also guard the stream."""
-
-
-class AfterAgentOptions(NodeOptions, total=False):
-    """``@after_agent``'s options: a node hook that can also always run."""
-
-    always: bool
-    """Run also when the run fails. Default: ``False``."""

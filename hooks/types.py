@@ -1,13 +1,10 @@
-"""The values middleware reads and returns: state, model requests and responses.
-
-Names and fields match LangChain v1's ``langchain.agents.middleware`` so code moves
-over by changing one import. ``ToolCallRequest`` and ``ToolRuntime`` are langgraph's own.
+"""The values middleware reads and returns: state, model requests and responses, named as in
+LangChain v1's ``langchain.agents.middleware`` (``ToolCallRequest``, ``ToolRuntime``: langgraph's).
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, Union
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage
@@ -17,8 +14,6 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.typing import ContextT
 from typing_extensions import NotRequired, Required, TypedDict, TypeVar
-
-from funcware.hooks.wording import a
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -94,19 +89,6 @@ class OutputAgentState(TypedDict, Generic[ResponseT]):
     structured_response: NotRequired[ResponseT]
 
 
-_REQUEST_FIELDS = (
-    "model",
-    "messages",
-    "system_message",
-    "tool_choice",
-    "tools",
-    "response_format",
-    "state",
-    "runtime",
-    "model_settings",
-)
-
-
 @dataclass(init=False)
 class ModelRequest(Generic[ContextT]):
     """One model call: what will be sent, and the state and runtime it is made in.
@@ -140,10 +122,9 @@ class ModelRequest(Generic[ContextT]):
         model_settings: dict[str, Any] | None = None,
     ) -> None:
         if system_prompt is not None and system_message is not None:
-            raise ValueError(
-                "Cannot specify both system_prompt and system_message: ModelRequest "
-                "takes one; pass system_message=SystemMessage(...) only."
-            )
+            from funcware.hooks.type_misuse import both_prompts
+
+            raise both_prompts("ModelRequest", "system_message=SystemMessage(...) only")
         if system_prompt is not None:
             system_message = SystemMessage(content=system_prompt)
         values: dict[str, Any] = {
@@ -168,69 +149,49 @@ class ModelRequest(Generic[ContextT]):
         return self.system_message.text
 
     def __setattr__(self, name: str, value: Any) -> None:
-        fix = "system_message=SystemMessage(...)" if name == "system_prompt" else f"{name}=..."
-        warnings.warn(
-            f"Direct attribute assignment to ModelRequest.{name} is deprecated. "
-            f"Use request.override({fix}) instead to create a new request "
-            f"(assigning changes the request in place, for every layer that holds it).",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        if name == "system_prompt":
-            name = "system_message"
-            value = None if value is None else SystemMessage(content=value)
-        object.__setattr__(self, name, value)
+        """Deprecated (a ``DeprecationWarning``): change a request with :meth:`override`."""
+        from funcware.hooks.type_misuse import assign
+
+        assign(self, name, value)
 
     def override(self, **changes: Any) -> ModelRequest[ContextT]:
-        """Return a new request with ``changes`` applied; this one is left as it was.
-
-        Accepts the request's fields, plus ``system_prompt`` (a string turned into a
-        ``SystemMessage``). An unknown name is a ``TypeError`` listing the valid ones.
-        """
+        """A new request with ``changes`` (the request's fields, or ``system_prompt``, a string
+        turned into a ``SystemMessage``) applied; this one is left as it was."""
         unknown = sorted(set(changes) - {*_REQUEST_FIELDS, "system_prompt"})
-        if unknown:
-            valid = ", ".join((*_REQUEST_FIELDS, "system_prompt"))
-            raise TypeError(
-                f"ModelRequest.override() got unknown field(s) {', '.join(unknown)}; "
-                f"valid fields are: {valid}."
+        if unknown or ("system_prompt" in changes and "system_message" in changes):
+            from funcware.hooks import type_misuse
+
+            if unknown:
+                raise type_misuse.unknown_request_fields(
+                    unknown, (*_REQUEST_FIELDS, "system_prompt")
+                )
+            raise type_misuse.both_prompts(
+                "ModelRequest.override()", "system_message=SystemMessage(...)"
             )
         if "system_prompt" in changes:
-            if "system_message" in changes:
-                raise ValueError(
-                    "Cannot specify both system_prompt and system_message: "
-                    "ModelRequest.override() takes one; pass system_message=SystemMessage(...)."
-                )
             prompt = changes.pop("system_prompt")
             changes["system_message"] = None if prompt is None else SystemMessage(content=prompt)
         # __init__ writes through object.__setattr__: no deprecation warning to silence.
-        fields = {name: changes.get(name, getattr(self, name)) for name in _REQUEST_FIELDS}
-        return type(self)(**fields)
+        values = {name: changes.get(name, getattr(self, name)) for name in _REQUEST_FIELDS}
+        return type(self)(**values)
+
+
+_REQUEST_FIELDS = tuple(f.name for f in fields(ModelRequest))
 
 
 def result_problem(result: object) -> str | None:
     """Why ``result`` cannot be a ``ModelResponse.result`` (a list of messages), with the fix."""
     if type(result) is list and all(isinstance(item, BaseMessage) for item in result):
         return None
-    fix = "ModelResponse(result=[AIMessage(content=...)])"
-    if isinstance(result, BaseMessage):
-        problem = f"is {a(type(result).__name__)}, not a list"
-        fix = "ModelResponse(result=[message]) (or return the AIMessage itself)"
-    elif isinstance(result, list):
-        index, item = next((i, x) for i, x in enumerate(result) if not isinstance(x, BaseMessage))
-        problem = f"has {a(type(item).__name__)} at position {index}, not a message"
-    else:
-        problem = f"is {a(type(result).__name__)}, not a list of messages"
-        if isinstance(result, str):
-            problem += " (langchain-core would turn every character into a message)"
-    return f"{problem}. Write {fix}"
+    from funcware.hooks.type_misuse import result_problem as words
+
+    return words(result)
 
 
 @dataclass
 class ModelResponse(Generic[ResponseT]):
-    """What a model call produced: its messages and, if requested, structured output.
-
-    ``result`` must be a list of messages; anything else is refused when it is made.
-    """
+    """What a model call produced: its messages (a list, else refused) and, if requested,
+    structured output."""
 
     result: list[BaseMessage]
     structured_response: ResponseT | None = None
@@ -243,11 +204,8 @@ class ModelResponse(Generic[ResponseT]):
 
 @dataclass
 class ExtendedModelResponse(Generic[ResponseT]):
-    """A model response plus a ``Command`` whose ``update`` is written to the state.
-
-    The updates of all ``wrap_model_call`` layers are merged, inner first, outer last:
-    reducer keys (``messages``) receive every value, a plain key keeps the outermost.
-    """
+    """A model response plus a ``Command`` whose ``update`` is written to the state (all
+    layers' updates merged: a reducer key gets every value, a plain key the outermost)."""
 
     model_response: ModelResponse[ResponseT]
     command: Command[Any] | None = None
@@ -261,12 +219,8 @@ ModelCallResult: TypeAlias = Union[  # noqa: UP007 - a runtime alias must work o
 
 @dataclass(frozen=True)
 class AgentRequest:
-    """One run of an agent, as a ``wrap_agent_call`` layer sees it.
-
-    ``input`` is what ``invoke``/``stream`` got (a state dict, or a ``Command`` resuming a
-    paused run); ``config`` the run's config; ``context`` the run's ``context=``.
-    ``override(**changes)`` returns a new request and never changes this one.
-    """
+    """One run of an agent, as a ``wrap_agent_call`` layer sees it: what ``invoke``/``stream``
+    got (a state, or a ``Command`` resuming a paused run), the run's config and ``context=``."""
 
     input: Any
     config: RunnableConfig
@@ -276,21 +230,16 @@ class AgentRequest:
         """A copy with ``changes`` applied (``input``, ``config``, ``context``)."""
         unknown = sorted(set(changes) - {"input", "config", "context"})
         if unknown:
-            raise TypeError(
-                f"AgentRequest.override() got {', '.join(map(repr, unknown))}; "
-                "an AgentRequest has input, config and context."
-            )
+            from funcware.hooks.type_misuse import unknown_agent_request_fields
+
+            raise unknown_agent_request_fields(unknown)
         return replace(self, **changes)
 
 
 @dataclass(frozen=True)
 class AgentResponse:
-    """How one run ended, as a ``wrap_agent_call`` layer sees it.
-
-    ``result`` is the run's last state (what ``invoke`` returns; ``None`` if the run
-    produced none); ``interrupts`` the pending interrupts of a paused run (empty when the
-    run finished). A layer may return another ``AgentResponse`` to replace the result.
-    """
+    """How one run ended, as a ``wrap_agent_call`` layer sees it (a layer may return another):
+    its last state (what ``invoke`` returns, or ``None``) and a paused run's interrupts."""
 
     result: Any
     interrupts: tuple[Interrupt, ...] = ()

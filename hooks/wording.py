@@ -23,11 +23,8 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
 
 
 def returned(value: object, *, handler: bool = True) -> str:
-    """What a hook returned, in words, with the likely fix for the usual slips.
-
-    ``handler``: whether the hook was given a ``handler`` (a wrap), so that forgetting to
-    call it or to return its result is the likely slip.
-    """
+    """What a hook returned, in words, with the likely fix for the usual slips (``handler``:
+    a wrap's, which it may have forgotten to call or to return the result of)."""
     if value is None:
         return "None (did you forget to `return handler(request)`?)" if handler else "None"
     if handler and (inspect.ismethod(value) or inspect.isfunction(value)):

@@ -179,7 +179,7 @@ def close_pool(state: MyState, runtime: Runtime[MyContext]) -> None:
     del error
 
 
-@wrap_tool_call(timeout=30, on_error="raise")
+@wrap_tool_call(timeout=30, on_error="raise", subagents="inherit")
 def timed_tool(
     request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]]
 ) -> ToolMessage | Command[Any]:

@@ -13,7 +13,7 @@ from langchain_core.tools import BaseTool
 
 from funcware.compose.chain import flatten
 from funcware.compose.graph.schema import merge_schemas, native_fields, reducer_keys
-from funcware.compose.seams import Build, arrange, transform
+from funcware.compose.seams import Build, activate, arrange, transform
 from funcware.errors import BrokenStackError, DuplicateMiddlewareError
 from funcware.hooks.middleware import (
     HOOKS,
@@ -102,6 +102,7 @@ class AgentPlan:
             problems, duplicates = name_clashes(given), first_duplicate(given)
         build = build or Build("create_agent")
         build.report = strict and not duplicates
+        activate(given, build)
         members = arrange(given, build)
         if not strict:
             problems.extend(build.problems)

@@ -31,9 +31,15 @@ class ModelCall:
     buffers: bool = False
     """Whether :meth:`finish` may change the node's output (else it is not called)."""
 
+    formats: ModelCall | None = None
+    """The strategy for a request whose format the agent was not built with (a wrap layer
+    set one): made on first need through the ``model_call`` seam."""
+
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         """The model bound for ``request``, and what :meth:`respond` needs (``None`` here);
         ``layers`` names the agent's model wraps, for error messages."""
+        if request.response_format is not None and self.formats is not self:
+            return self._formats().bind(request, layers)
         model = request.model
         if request.tools:
             bound = model.bind_tools(
@@ -62,11 +68,24 @@ class ModelCall:
 
     def respond(self, output: AIMessage, bound_for: object) -> ModelResponse[Any]:
         """The model's answer as a response."""
+        if bound_for is not None and self.formats not in (None, self):
+            return self.formats.respond(output, bound_for)
         return ModelResponse(result=[output])
 
     def ran_out(self, request: ModelRequest[Any], bound_for: object) -> str:
         """A hint added when the model raised ``StopIteration`` (no answers left)."""
+        if bound_for is not None and self.formats not in (None, self):
+            return self.formats.ran_out(request, bound_for)
         return ""
+
+    def _formats(self) -> ModelCall:
+        if self.formats is None:
+            from funcware.compose.seams import late_model_call
+
+            plain = ModelCall()
+            plain.formats = plain  # binds what it is given
+            self.formats = late_model_call("response_format", plain)
+        return self.formats
 
     def finish(self, update: Update, config: RunnableConfig | None) -> Update:
         """The node's output, as the stream should see it (called when :attr:`buffers`)."""

@@ -1,8 +1,9 @@
 """Declared effects and ordering constraints: ``reads=``, ``writes=``, ``outside=``,
 ``inside=``, ``requires=``, ``position=``, and ``create_agent(order=..., effects=...)``.
 
-A feature on the core's seams. It registers the six declaration options and uses two
-seams:
+A feature on the core's seams (registered in ``funcware/plugins.py`` with its six
+declaration options, and loaded by a build that uses one of them, ``order=`` or
+``effects=``, or holds another library's middleware). It uses two seams:
 
 - ``arrange``: the flattened list is checked against what its middleware declared (or
   sorted, ``order="auto"``); hazards between two middleware warn, or with
@@ -22,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from funcware.errors import MiddlewareOrderError, MiddlewareOrderWarning, UndeclaredEffectError
-from funcware.hooks.options import ALL, Context, Option, Position, register_option
+from funcware.hooks.options import Context, Position
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
@@ -118,88 +119,67 @@ class Effects:
         return observed(impl, declarations(impl.middleware))
 
 
-def _effect_names(key: str) -> Any:
-    def check(value: object, context: Context) -> frozenset[str]:
-        from funcware.effects.declarations import _effects, applies
+def _effect_names(value: object, context: Context, key: str) -> frozenset[str]:
+    from funcware.effects.declarations import _effects, applies
 
-        if isinstance(value, dict):
-            raise TypeError(
-                f"{context.source}: {key}= per hook (a dict) is for a class's attribute; a "
-                f"decorator makes one hook ({context.hook}), so give a list: {key}=[...]."
-            )
-        names = _effects(value, key, context.source)
-        wrong = frozenset(
-            name for name in names if context.hook and not applies(name, context.hook)
+    if isinstance(value, dict):
+        raise TypeError(
+            f"{context.source}: {key}= per hook (a dict) is for a class's attribute; a "
+            f"decorator makes one hook ({context.hook}), so give a list: {key}=[...]."
         )
-        if wrong:
-            from funcware.effects.declarations import Declaration, check_applies
+    names = _effects(value, key, context.source)
+    wrong = frozenset(name for name in names if context.hook and not applies(name, context.hook))
+    if wrong:
+        from funcware.effects.declarations import Declaration, check_applies
 
-            declared = Declaration(reads=wrong) if key == "reads" else Declaration(writes=wrong)
-            check_applies(declared, context.hook, context.source)
-        return names
-
-    return check
+        declared = Declaration(reads=wrong) if key == "reads" else Declaration(writes=wrong)
+        check_applies(declared, context.hook, context.source)
+    return names
 
 
-def _prompt_writes_its_message(attributes: dict[str, Any], context: Context) -> None:
+def check_reads(value: object, context: Context) -> frozenset[str]:
+    """``reads=``: effect names that apply to the hook."""
+    return _effect_names(value, context, "reads")
+
+
+def check_writes(value: object, context: Context) -> frozenset[str]:
+    """``writes=``: effect names that apply to the hook."""
+    return _effect_names(value, context, "writes")
+
+
+def complete_writes(attributes: dict[str, Any], context: Context) -> None:
     """A declared ``@dynamic_prompt`` always writes ``request.system_message``."""
     if context.decorator == "dynamic_prompt":
         writes = attributes.get("writes") or frozenset()
         attributes["writes"] = frozenset(writes) | {"request.system_message"}
 
 
-def _references(key: str) -> Any:
-    def check(value: object, context: Context) -> tuple[Any, ...]:
-        from funcware.effects.declarations import _refs
+def _references(value: object, context: Context, key: str) -> tuple[Any, ...]:
+    from funcware.effects.declarations import _refs
 
-        return _refs(value, key, context.source)
-
-    return check
+    return _refs(value, key, context.source)
 
 
-def _position(value: object, context: Context) -> object:
+def check_outside(value: object, context: Context) -> tuple[Any, ...]:
+    """``outside=``: middleware names or classes."""
+    return _references(value, context, "outside")
+
+
+def check_inside(value: object, context: Context) -> tuple[Any, ...]:
+    """``inside=``: middleware names or classes."""
+    return _references(value, context, "inside")
+
+
+def check_requires(value: object, context: Context) -> tuple[Any, ...]:
+    """``requires=``: middleware names or classes."""
+    return _references(value, context, "requires")
+
+
+def check_position(value: object, context: Context) -> object:
+    """``position=``: ``"outermost"`` or ``"innermost"``."""
     if value not in get_args(Position):
         raise ValueError(
             f"{context.source}: position={value!r} is not a position; use 'outermost' or "
             "'innermost' (or leave it out)."
         )
     return value
-
-
-HELP = {
-    "reads": "effect names it reads, e.g. 'messages.latest', 'request.messages' (default: "
-    "undeclared).",
-    "writes": "effect names it writes, e.g. 'messages.answer', 'model.answer.rewrite' "
-    "(default: undeclared).",
-    "outside": "middleware (names or classes) it must sit outside of.",
-    "inside": "middleware (names or classes) it must sit inside of.",
-    "requires": "middleware (names or classes) that must be in the agent with it.",
-    "position": "'outermost' or 'innermost' (default: anywhere).",
-}
-
-
-def register(**_: Any) -> None:
-    """Register the options and the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    checks = {
-        "reads": _effect_names("reads"),
-        "writes": _effect_names("writes"),
-        "outside": _references("outside"),
-        "inside": _references("inside"),
-        "requires": _references("requires"),
-        "position": _position,
-    }
-    for key in ATTRS:
-        register_option(
-            Option(
-                key,
-                ALL,
-                None,
-                HELP[key],
-                owner="effects",
-                check=checks[key],
-                complete=_prompt_writes_its_message,
-            )
-        )
-    register_feature(Effects())

@@ -18,8 +18,9 @@ watched and are not.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import wraps
 from typing import Any
@@ -257,6 +258,17 @@ def _same_model_result(result: Any, last: Any, last_content: Any) -> bool:
     return result is last and contents_of(result) == last_content
 
 
+@contextlib.contextmanager
+def _reported(report: Callable[[BaseException], None]) -> Iterator[None]:
+    """What the block raises goes to ``report`` (which may raise another error instead),
+    then on."""
+    try:
+        yield
+    except BaseException as exc:
+        report(exc)
+        raise
+
+
 def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
     def check(result: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _check_writes(impl, decl, result, args[0] if args else kwargs.get("state"))
@@ -272,11 +284,8 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
 
         @wraps(sync)
         def node(*args: Any, **kwargs: Any) -> Any:
-            try:
+            with _reported(interrupted):
                 result = sync(*args, **kwargs)
-            except BaseException as exc:
-                interrupted(exc)
-                raise
             return check(result, args, kwargs)
 
         new_sync = node
@@ -284,11 +293,8 @@ def _node(impl: HookImpl, decl: Declaration) -> HookImpl:
 
         @wraps(async_)
         async def anode(*args: Any, **kwargs: Any) -> Any:
-            try:
+            with _reported(interrupted):
                 result = await async_(*args, **kwargs)
-            except BaseException as exc:
-                interrupted(exc)
-                raise
             return check(result, args, kwargs)
 
         new_async = anode
@@ -306,19 +312,13 @@ def _wrap(impl: HookImpl, decl: Declaration) -> HookImpl:
 
             def watched(req: Any) -> Any:
                 watch.before_handler(req)
-                try:
+                with _reported(watch.failed):
                     response = handler(req)
-                except BaseException as exc:
-                    watch.failed(exc)
-                    raise
                 watch.after_handler(response)
                 return response
 
-            try:
+            with _reported(watch.raised):
                 result = sync(request, watched)
-            except BaseException as exc:
-                watch.raised(exc)
-                raise
             watch.returned(result)
             return result
 
@@ -331,19 +331,13 @@ def _wrap(impl: HookImpl, decl: Declaration) -> HookImpl:
 
             async def watched(req: Any) -> Any:
                 watch.before_handler(req)
-                try:
+                with _reported(watch.failed):
                     response = await handler(req)
-                except BaseException as exc:
-                    watch.failed(exc)
-                    raise
                 watch.after_handler(response)
                 return response
 
-            try:
+            with _reported(watch.raised):
                 result = await async_(request, watched)
-            except BaseException as exc:
-                watch.raised(exc)
-                raise
             watch.returned(result)
             return result
 

@@ -1,6 +1,7 @@
 """Stream guards: what a guard decides is what streams (``stream=`` on a middleware).
 
-A feature on the core's seams. It registers the ``stream`` option (``@after_model`` and
+A feature on the core's seams, registered in ``funcware/plugins.py`` with the ``stream``
+option (``@after_model`` and
 ``@wrap_model_call``; the ``stream`` attribute of a class) and, for an agent with a
 guard whose policy is not ``"pass"``, uses three seams:
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from funcware.compose.steps.model_call import Delegate, ModelCall, Update
-from funcware.hooks.options import Context, Option, register_option
+from funcware.hooks.options import Context
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage, AnyMessage
@@ -105,27 +106,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'funcware.guards' has no attribute {name!r}")
 
 
-def _check_stream(value: object, context: Context) -> StreamPolicy:
+def check_stream(value: object, context: Context) -> StreamPolicy:
     from funcware.guards.policy import check_stream_policy
 
     return check_stream_policy(value, context.source)
-
-
-def register(**_: Any) -> None:
-    """Register the option and the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_option(
-        Option(
-            "stream",
-            frozenset({"after_model", "wrap_model_call"}),
-            "pass",
-            "'pass' (default), 'buffer' or SlidingWindow(chars=..., check=...): what the "
-            "guard lets through to the stream.",
-            owner="guards",
-            check=_check_stream,
-            elsewhere="stream= governs what a guard lets through to the stream: it applies "
-            "to the hooks that see the model's answer.",
-        )
-    )
-    register_feature(StreamGuards())

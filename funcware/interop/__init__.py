@@ -103,10 +103,3 @@ def __getattr__(name: str) -> Any:
 
         return getattr(langchain, name)
     raise AttributeError(f"module 'funcware.interop' has no attribute {name!r}")
-
-
-def register(**_: Any) -> None:
-    """Register the adapter on the core's adapt seam (``funcware/__init__.py`` calls it)."""
-    from funcware.hooks.adapters import register_adapter
-
-    register_adapter(LangChainAdapter())

@@ -27,14 +27,14 @@ import difflib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from funcware.hooks.options import NODES, Context, Option, register_option
+from funcware.hooks.options import Context
 
 if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
     from funcware.compose.seams import Build
     from funcware.hooks.middleware import HookImpl
 
-__all__ = ["KEYWORDS", "NodePolicies", "register"]
+__all__ = ["KEYWORDS", "NodePolicies"]
 
 KEYWORDS = ("retry_policy", "cache_policy", "error_handler", "timeout")
 """What a node's policy may set: langgraph ``add_node``'s keywords of the same names."""
@@ -62,7 +62,7 @@ def _keywords(policy: object, where: str) -> dict[str, Any]:
     return dict(policy)
 
 
-def _check_option(value: object, context: Context) -> dict[str, Any] | None:
+def check_node_policy(value: object, context: Context) -> dict[str, Any] | None:
     return None if value is None else _keywords(value, f"{context.source}: node_policy=")
 
 
@@ -124,23 +124,3 @@ class NodePolicies:
         options = _keywords(own, where) if own else {}
         options.update((policies or {}).get(name, {}))
         return options
-
-
-def register(**_: Any) -> None:
-    """Register the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_option(
-        Option(
-            "node_policy",
-            NODES,
-            None,
-            "langgraph add_node policies for the hook's node: a dict of retry_policy, "
-            "cache_policy, error_handler, timeout (default: none).",
-            owner="nodes",
-            check=_check_option,
-            elsewhere="node_policy= applies to a hook's graph node: wrap hooks run inside "
-            "the model and tools nodes (create_agent(node_policies={'model': ...})).",
-        )
-    )
-    register_feature(NodePolicies())

@@ -114,15 +114,8 @@ def call(
     run: Callable[[Any], T],
 ) -> T:
     """``run(request)`` as a model or tool call told to ``instruments``."""
-    record = Call(kind, name, request)
-    _start(instruments, record)
-    try:
+    with _told(instruments, Call(kind, name, request)) as record:
         result = record.result = run(request)
-    except BaseException as exc:
-        record.error = exc
-        raise
-    finally:
-        _end(instruments, record)
     return result
 
 
@@ -134,13 +127,20 @@ async def acall(
     run: Callable[[Any], Awaitable[T]],
 ) -> T:
     """The async :func:`call`."""
-    record = Call(kind, name, request)
+    with _told(instruments, Call(kind, name, request)) as record:
+        result = record.result = await run(request)
+    return result
+
+
+@contextmanager
+def _told(instruments: tuple[Instrument, ...], record: Call) -> Iterator[Call]:
+    """A model or tool call told to ``instruments``: started, then ended with the result
+    the block sets on ``record``, or the error it raises."""
     _start(instruments, record)
     try:
-        result = record.result = await run(request)
+        yield record
     except BaseException as exc:
         record.error = exc
         raise
     finally:
         _end(instruments, record)
-    return result

@@ -8,8 +8,9 @@ answer), ``passed``, or, when it raised, ``failed``, ``timed_out`` or ``interrup
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from langgraph.errors import GraphInterrupt
@@ -126,35 +127,54 @@ def _langchain_runs(observers: tuple[Observer, ...]) -> LangChainRuns | None:
     return None
 
 
-def _ended(
-    observers: tuple[Observer, ...],
-    started: Any,
-    before: Snapshot | None,
-    handler: Handler,
-    result: Any,
-) -> None:
-    changed = _changed(before, handler)
-    wrote = wrote_keys(result)
-    outcome = _outcome(result, handler, changed, wrote)
-    end(observers, started, outcome, handler_calls=handler.calls, wrote=wrote, changed=changed)
+class _LayerCall:
+    """One call of an observed layer, told to ``observers``: started when made, then ended
+    with its outcome (:meth:`ended`) or with the error it raised (:meth:`failing`)."""
 
+    def __init__(
+        self,
+        observers: tuple[Observer, ...],
+        layer: tuple[str, str, str],
+        request: Any,
+        handler: Any,
+    ) -> None:
+        """``layer``: the middleware's name, the hook, and where the hook is defined."""
+        self.observers = observers
+        self.started = start(observers, *layer)
+        self.before = snapshot(request)
+        self.inner: Handler = handler.__self__
 
-def _failed(
-    observers: tuple[Observer, ...],
-    started: Any,
-    before: Snapshot | None,
-    handler: Handler,
-    exc: BaseException,
-) -> None:
-    changed = _changed(before, handler)
-    end(
-        observers,
-        started,
-        failure_outcome(exc),
-        handler_calls=handler.calls,
-        changed=changed,
-        error=exc,
-    )
+    @contextlib.contextmanager
+    def failing(self) -> Iterator[None]:
+        """An error the block raises ends the call, then goes on."""
+        try:
+            yield
+        except BaseException as exc:
+            changed = _changed(self.before, self.inner)
+            end(
+                self.observers,
+                self.started,
+                failure_outcome(exc),
+                handler_calls=self.inner.calls,
+                changed=changed,
+                error=exc,
+            )
+            raise
+
+    def ended(self, result: Any) -> Any:
+        """``result``, the call's, once the call is ended with it."""
+        changed = _changed(self.before, self.inner)
+        wrote = wrote_keys(result)
+        outcome = _outcome(result, self.inner, changed, wrote)
+        end(
+            self.observers,
+            self.started,
+            outcome,
+            handler_calls=self.inner.calls,
+            wrote=wrote,
+            changed=changed,
+        )
+        return result
 
 
 def observed_layer(
@@ -163,43 +183,30 @@ def observed_layer(
     """``func`` (a wrap layer of ``impl``), telling the observers ``active()`` gives how
     each call went: started, then ended with its outcome."""
     name, where, hook, middleware = impl.middleware.name, impl.where, impl.hook, impl.middleware
+    layer_of = (name, hook, where)
 
     if is_async:
 
         async def alayer(request: Any, handler: Any) -> Any:
-            observers = active()
-            started = start(observers, name, hook, where)
-            before = snapshot(request)
-            inner: Handler = handler.__self__
-            try:
-                runs = _langchain_runs(observers)
+            call = _LayerCall(active(), layer_of, request, handler)
+            with call.failing():
+                runs = _langchain_runs(call.observers)
                 if runs is None:
                     result = await func(request, handler)
                 else:
                     result = await runs.acall(middleware, hook, func, request, handler)
-            except BaseException as exc:
-                _failed(observers, started, before, inner, exc)
-                raise
-            _ended(observers, started, before, inner, result)
-            return result
+            return call.ended(result)
 
         return alayer
 
     def layer(request: Any, handler: Any) -> Any:
-        observers = active()
-        started = start(observers, name, hook, where)
-        before = snapshot(request)
-        inner: Handler = handler.__self__
-        try:
-            runs = _langchain_runs(observers)
+        call = _LayerCall(active(), layer_of, request, handler)
+        with call.failing():
+            runs = _langchain_runs(call.observers)
             if runs is None:
                 result = func(request, handler)
             else:
                 result = runs.call(middleware, hook, func, request, handler)
-        except BaseException as exc:
-            _failed(observers, started, before, inner, exc)
-            raise
-        _ended(observers, started, before, inner, result)
-        return result
+        return call.ended(result)
 
     return layer

@@ -17,6 +17,7 @@ from funcware.compose.observing import installed, tracer_in_callbacks
 from funcware.observe.calls import acall, agent_run, call
 from funcware.observe.langsmith import RUNS
 from funcware.observe.layers import failure_outcome, node_ended, observed_layer
+from funcware.observe.nesting import inside_an_agent_run, nested_run
 from funcware.observe.observers import Observer, active, end, note_continued, start
 
 if TYPE_CHECKING:
@@ -50,15 +51,27 @@ def _node_layer(observers: tuple[Observer, ...], impl: HookImpl) -> Iterator[Cal
         raise
 
 
+@contextmanager
+def _both(outer: AbstractContextManager[Any], inner: AbstractContextManager[Any]) -> Iterator[None]:
+    with outer, inner:
+        yield
+
+
 class Watch:
     """Runs agent runs, node hooks, model and tool calls and wrap layers, observed."""
 
     def run(self, graph: Any, input: Any, config: Any) -> AbstractContextManager[Any]:
         instruments = installed()
+        # The run record and other layer observers; an instrument has its agent-run span.
+        observers = tuple(o for o in active() if o not in instruments)
+        nested = nested_run(observers, graph) if observers and inside_an_agent_run() else None
         if not instruments:
-            return nullcontext()
+            return nested or nullcontext()
         name = (graph.config or {}).get("metadata", {}).get("lc_agent_name")
-        return agent_run(instruments, name if isinstance(name, str) else None, input, config)
+        instrumented = agent_run(
+            instruments, name if isinstance(name, str) else None, input, config
+        )
+        return instrumented if nested is None else _both(nested, instrumented)
 
     def node(self, impl: HookImpl, run: Callable[[], T]) -> T:
         observers = active()

@@ -15,14 +15,14 @@ hook, its ``file:line`` and the messages; ``effects="strict"`` makes it a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from funcware.compose.seams import Build, NodePair
     from funcware.compose.steps.model_call import ModelCall
     from funcware.hooks.middleware import HookImpl
 
-__all__ = ["MODES", "ToolCallPairing", "register"]
+__all__ = ["MODES", "ToolCallPairing"]
 
 MODES = ("warn", "repair", "off")
 """``create_agent(tool_pairing=...)``: check and warn, check and repair, or nothing."""
@@ -70,10 +70,3 @@ class ToolCallPairing:
 
         wraps = build.data.get("pairing.wraps", [])
         return PairedModelCall(call, repair=mode == "repair", strict=strict, wraps=wraps)
-
-
-def register(**_: Any) -> None:
-    """Register the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_feature(ToolCallPairing())

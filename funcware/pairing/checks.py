@@ -7,14 +7,12 @@ write that touches no ``messages`` costs one dict lookup. A ``wrap_model_call`` 
 found at the model call: the outermost wrap notes the history the wraps received, and a
 break the history did not have is blamed on the wraps. The model call checks what it
 sends, and under ``tool_pairing="repair"`` sends the repaired history.
-A break is a :class:`~funcware.errors.ToolCallPairingWarning` (an error under
-``effects="strict"``) naming the middleware, the hook, its ``file:line`` and the messages.
+A break is reported by :mod:`funcware.pairing.breaks` (loaded only then).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -31,34 +29,13 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
 from funcware.compose.steps.model_call import Delegate, ModelCall
-from funcware.errors import ToolCallPairingError, ToolCallPairingWarning
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
-from funcware.pairing.contract import is_paired, open_tail, problems, repaired
+from funcware.pairing.contract import call_ids, is_paired, open_tail
 
-__all__ = ["PairedModelCall", "check_node", "outermost", "report"]
+__all__ = ["PairedModelCall", "check_node", "outermost"]
 
 NodeCallable = Callable[..., Any]
-
-
-def report(what: str, broken: list[str], strict: bool, fix: str) -> None:
-    """Warn (or, ``strict``, raise) that ``what`` breaks the contract as ``broken`` says."""
-    listing = "\n".join(f"  - {p}" for p in broken)
-    text = (
-        f"{what} breaks the tool-call pairing contract (every tool call of an AIMessage "
-        f"has exactly one ToolMessage answer, right after it):\n{listing}\n{fix}"
-    )
-    if strict:
-        raise ToolCallPairingError(text)
-    warnings.warn(text, ToolCallPairingWarning, stacklevel=3)
-
-
-_WRITE_FIX = (
-    "A provider refuses such a history (HTTP 400) on the next model call. Keep each "
-    "ToolMessage with its AIMessage when dropping or moving messages (remove a call's "
-    "answers with it), or pass create_agent(tool_pairing='repair') to send the model a "
-    "repaired history."
-)
 
 
 def _written(result: object) -> tuple[object, object]:
@@ -90,20 +67,30 @@ def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage
     if any(isinstance(m, RemoveMessage) for m in new):
         merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
         return merged, 0
-    position = {m.id: index for index, m in enumerate(before)}
     after: list[AnyMessage] | None = None
     appended: list[AnyMessage] = []
+    alike = True  # every replacement keeps the calls or answer of what it replaces
     for message in new:
-        index = position.get(message.id) if message.id is not None else None
+        index = _position(before, message.id) if message.id is not None else None
         if index is None:
             appended.append(message)
             continue
         if after is None:
             after = list(before)
+        alike = alike and call_ids(after[index]) == call_ids(message)
         after[index] = message  # replaced by id, in place
     if after is None:
         return [*before, *appended], open_tail(before)
-    return [*after, *appended], 0
+    return [*after, *appended], open_tail(before) if alike else 0
+
+
+def _position(messages: list[AnyMessage], message_id: str) -> int | None:
+    """The index of the message with ``message_id`` (searched from the end, where a
+    hook's rewrite usually lands), or ``None``."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].id == message_id:
+            return index
+    return None
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
@@ -119,10 +106,12 @@ def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
         return
     if not is_paired(before[start:] if start else before, pending_ok or jump == "end"):
         return  # broken before this write (named where that happened)
+    from funcware.pairing.breaks import WRITE_FIX, problems, report
+
     what = f"The write of {impl.describe()}"
     if jump == "end" and is_paired(after, pending_ok=True):
         what += " (it jumps to the end and leaves the latest tool calls unanswered)"
-    report(what, problems(after, pending_ok), strict, _WRITE_FIX)
+    report(what, problems(after, pending_ok), strict, WRITE_FIX)
 
 
 def check_node(
@@ -190,17 +179,6 @@ def _like(wrapper: Callable[..., Any], func: Callable[..., Any]) -> Callable[...
     return wrapper
 
 
-_HISTORY_FIX = (
-    "If a hook's write broke it, an earlier ToolCallPairingWarning names it; otherwise the "
-    "run's input or the thread's saved history was already broken. Pass "
-    "create_agent(tool_pairing='repair') to send the model a repaired history."
-)
-_WRAPS_FIX = (
-    "Keep each ToolMessage with its AIMessage when trimming or rewriting request.messages, "
-    "or pass create_agent(tool_pairing='repair') to send the model a repaired history."
-)
-
-
 class PairedModelCall(Delegate):
     """The model strategy that checks (or repairs) the messages it sends to the model."""
 
@@ -214,6 +192,8 @@ class PairedModelCall(Delegate):
     def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         if is_paired(messages):
             return messages
+        from funcware.pairing.breaks import HISTORY_FIX, WRAPS_FIX, problems, repaired, report
+
         if self.repair:
             return repaired(messages)
         history = _HISTORY.get()
@@ -224,9 +204,9 @@ class PairedModelCall(Delegate):
                 f"{'this model wrap' if len(self.wraps) == 1 else 'one of these model wraps'} "
                 f"changed it: {layers})"
             )
-            report(what, problems(messages), self.strict, _WRAPS_FIX)
+            report(what, problems(messages), self.strict, WRAPS_FIX)
         else:
-            report("The history sent to the model", problems(messages), self.strict, _HISTORY_FIX)
+            report("The history sent to the model", problems(messages), self.strict, HISTORY_FIX)
         return messages
 
     def invoke(

@@ -1,7 +1,8 @@
 """Deadlines, failure policies and cleanup that always runs: ``timeout=``, ``on_error=``,
 ``always=``.
 
-A feature on the core's seams. It registers three hook options and uses two seams:
+A feature on the core's seams (registered in ``funcware/plugins.py`` with its three hook
+options, loaded by a build whose stack uses one). It uses two seams:
 
 - ``transform``: a hook that declared ``timeout=``, ``on_error="continue"`` or
   ``always=True`` gets its callables wrapped once, at build (see
@@ -14,10 +15,10 @@ A feature on the core's seams. It registers three hook options and uses two seam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from funcware.errors import HookTimeoutError
-from funcware.hooks.options import ALL, Context, Option, register_option
+from funcware.hooks.options import Context
 
 if TYPE_CHECKING:
     from funcware.compose.seams import Build
@@ -37,19 +38,19 @@ def run_error() -> BaseException | None:
     return current_error()
 
 
-def _timeout(value: object, context: Context) -> float | None:
+def check_timeout(value: object, context: Context) -> float | None:
     from funcware.policies.hooks import check_timeout
 
     return check_timeout(value, context.source)
 
 
-def _on_error(value: object, context: Context) -> str:
+def check_on_error(value: object, context: Context) -> str:
     from funcware.policies.hooks import check_on_error
 
     return check_on_error(value, context.source)
 
 
-def _always(value: object, context: Context) -> bool:
+def check_always(value: object, context: Context) -> bool:
     from funcware.policies.hooks import check_always
 
     return check_always(value, context)
@@ -88,44 +89,3 @@ class Policies:
         wrap = always_run(graph.plan)
         if wrap is not None:
             graph.run_wraps = (*graph.run_wraps, wrap)
-
-
-def register(**_: Any) -> None:
-    """Register the options and the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_option(
-        Option(
-            "timeout",
-            ALL | {"hook_config"},
-            None,
-            "seconds the hook (a wrap: its layer and all inside it) may take, else "
-            "HookTimeoutError (default: no limit).",
-            owner="policies",
-            check=_timeout,
-            target="method",
-        )
-    )
-    register_option(
-        Option(
-            "on_error",
-            ALL,
-            "raise",
-            "'raise' (default) or 'continue' (log a failure, run on without it).",
-            owner="policies",
-            check=_on_error,
-        )
-    )
-    register_option(
-        Option(
-            "always",
-            frozenset({"after_agent", "hook_config"}),
-            False,
-            "True runs the after_agent hook also when the run fails (default: False).",
-            owner="policies",
-            check=_always,
-            target="method",
-            elsewhere="Cleanup belongs in after_agent: only after_agent hooks can always run.",
-        )
-    )
-    register_feature(Policies())

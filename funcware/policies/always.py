@@ -19,10 +19,12 @@ trigger it. An agent without always-run hooks has no such run wrap.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Iterator
+from functools import partial
+from typing import Any, TypeVar
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.errors import GraphBubbleUp
@@ -33,62 +35,22 @@ from funcware.compose.graph.plan import AgentPlan
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.hooks.middleware import HookImpl
 from funcware.policies.hooks import RUN_RECORD, RunRecord
+from funcware.runs.taps import ARun, Run, Tap, atapped, tapped
 
 __all__ = ["AlwaysRun", "always_run", "current_error"]
 
 logger = logging.getLogger("funcware")
 
+_T = TypeVar("_T")
+
 _ERROR: contextvars.ContextVar[BaseException | None] = contextvars.ContextVar(
     "funcware_run_error", default=None
 )
-_SKIP = object()
 
 
 def current_error() -> BaseException | None:
     """The exception that failed the run, inside an always-run hook called for it."""
     return _ERROR.get()
-
-
-class _Watch:
-    """Follows one run's stream: the last root ``"values"``, hiding any it asked for itself."""
-
-    def __init__(self, graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[str, Any]):
-        requested = kwargs.get("stream_mode") or graph.stream_mode
-        self.single = isinstance(requested, str)
-        modes = [requested] if self.single else list(requested)
-        self.tracking = not _saver(graph)
-        self.added = self.tracking and "values" not in modes
-        self.plain_values = self.single and not self.added
-        self.v2 = kwargs.get("version", "v1") == "v2"
-        self.subgraphs = bool(kwargs.get("subgraphs"))
-        self.kwargs = {**kwargs, "stream_mode": [*modes, "values"]} if self.added else kwargs
-        self.last: Any = None
-
-    def see(self, chunk: Any) -> Any:
-        """``chunk`` as the caller asked for it, or ``_SKIP``."""
-        if not self.tracking:
-            return chunk
-        if self.v2:
-            if chunk.get("type") == "values":
-                if not chunk.get("ns"):
-                    self.last = chunk.get("data")
-                if self.added:
-                    return _SKIP
-            return chunk
-        if self.plain_values:  # only "values" was asked for
-            ns, payload = chunk if self.subgraphs else ((), chunk)
-            if not ns:
-                self.last = payload
-            return chunk
-        ns, mode, payload = chunk if self.subgraphs else ((), *chunk)
-        if mode == "values":
-            if not ns:
-                self.last = payload
-            if self.added:
-                return _SKIP
-        if self.added and self.single:
-            return (ns, payload) if self.subgraphs else payload
-        return chunk
 
 
 def _saver(graph: CompiledStateGraph[Any, Any, Any, Any]) -> bool:
@@ -108,19 +70,54 @@ def _runtime(graph: Any, kwargs: dict[str, Any]) -> Runtime[Any]:
     return Runtime(context=kwargs.get("context"), store=graph.store)
 
 
-def _fallback(input: Any) -> Any:
+def _tap(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[str, Any]) -> Tap:
+    """What follows the run's stream: the last root ``"values"`` (asked for, and hidden from
+    the caller, when the caller did not ask for them), unless a checkpointer keeps them."""
+    return Tap(graph.stream_mode, kwargs, tracking=not _saver(graph))
+
+
+def _streamed_state(tap: Tap, input: Any) -> Any:
+    """The last ``"values"`` the run streamed (its input, before any)."""
+    if tap.last is not None:
+        return tap.last
     return dict(input) if isinstance(input, dict) else {}
 
 
-def _log_cleanup_failure(impl: HookImpl, exc: BaseException, error: BaseException) -> None:
-    logger.error(
-        "%s (always=True) raised %s: %s while cleaning up after the run failed with %s",
-        impl.describe(),
-        type(exc).__name__,
-        exc,
-        type(error).__name__,
-        exc_info=exc,
-    )
+@contextlib.contextmanager
+def _current(var: contextvars.ContextVar[_T], value: _T) -> Iterator[None]:
+    """``var`` set to ``value`` inside the block: :data:`RUN_RECORD` to the run's record
+    while each step of the run runs (each always-run hook that starts notes itself in it),
+    ``_ERROR`` to the run's error while the cleanups run (:func:`current_error`)."""
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        var.reset(token)
+
+
+@contextlib.contextmanager
+def _logged_not_raised(impl: HookImpl, error: Exception) -> Iterator[None]:
+    """An ``Exception`` the always-run hook ``impl`` raises is logged, not raised."""
+    try:
+        yield
+    except Exception as exc:
+        logger.error(
+            "%s (always=True) raised %s: %s while cleaning up after the run failed with %s",
+            impl.describe(),
+            type(exc).__name__,
+            exc,
+            type(error).__name__,
+            exc_info=exc,
+        )
+
+
+@contextlib.contextmanager
+def _checkpoint_unread() -> Iterator[None]:
+    """An ``Exception`` reading the failed run's last checkpoint is logged, not raised."""
+    try:
+        yield
+    except Exception:
+        logger.exception("funcware could not read the failed run's last checkpoint")
 
 
 class AlwaysRun:
@@ -138,120 +135,69 @@ class AlwaysRun:
     def _cleanup(
         self, graph: Any, state: Any, error: Exception, record: RunRecord, kwargs: Any
     ) -> None:
-        token = _ERROR.set(error)
-        try:
+        with _current(_ERROR, error):
             for impl in self._pending(record):
-                try:
+                with _logged_not_raised(impl, error):
                     run_node(impl, state, _runtime(graph, kwargs))
-                except Exception as exc:
-                    _log_cleanup_failure(impl, exc, error)
-        finally:
-            _ERROR.reset(token)
 
     async def _acleanup(
         self, graph: Any, state: Any, error: Exception, record: RunRecord, kwargs: Any
     ) -> None:
-        token = _ERROR.set(error)
-        try:
+        with _current(_ERROR, error):
             for impl in self._pending(record):
-                try:
+                with _logged_not_raised(impl, error):
                     await run_node_async(impl, state, _runtime(graph, kwargs))
-                except Exception as exc:
-                    _log_cleanup_failure(impl, exc, error)
-        finally:
-            _ERROR.reset(token)
 
-    def _last_state(self, graph: Any, config: Any, watch: _Watch, input: Any) -> Any:
+    def _last_state(self, graph: Any, config: Any, tap: Tap, input: Any) -> Any:
         state_config = _state_config(graph, config)
         if state_config is not None:
-            try:
+            with _checkpoint_unread():
                 return graph.get_state(state_config).values
-            except Exception:
-                logger.exception("funcware could not read the failed run's last checkpoint")
-        return watch.last if watch.last is not None else _fallback(input)
+        return _streamed_state(tap, input)
 
-    async def _alast_state(self, graph: Any, config: Any, watch: _Watch, input: Any) -> Any:
+    async def _alast_state(self, graph: Any, config: Any, tap: Tap, input: Any) -> Any:
         state_config = _state_config(graph, config)
         if state_config is not None:
-            try:
+            with _checkpoint_unread():
                 return (await graph.aget_state(state_config)).values
-            except Exception:
-                logger.exception("funcware could not read the failed run's last checkpoint")
-        return watch.last if watch.last is not None else _fallback(input)
+        return _streamed_state(tap, input)
 
     def stream(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
+        self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any], run: Run
     ) -> Iterator[Any]:
         """``run``'s stream; on failure, the always-run hooks run before it raises."""
-        watch = _Watch(graph, kwargs)
-        record = RunRecord()
-        chunks = run(input, config, **watch.kwargs)
+        tap, record = _tap(graph, kwargs), RunRecord()
+        each_step = partial(_current, RUN_RECORD, record)
         try:
-            while True:
-                error: Exception | None = None
-                token = RUN_RECORD.set(record)
-                try:
-                    chunk = next(chunks)
-                except StopIteration:
-                    return
-                except Exception as exc:
-                    error = exc
-                finally:
-                    RUN_RECORD.reset(token)
-                if error is not None:
-                    if not isinstance(error, GraphBubbleUp):
-                        state = self._last_state(graph, config, watch, input)
-                        self._cleanup(graph, state, error, record, kwargs)
-                    raise error
-                seen = watch.see(chunk)
-                if seen is not _SKIP:
-                    yield seen
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
+            yield from tapped(tap, run(input, config, **tap.kwargs), each_step)
+        except Exception as exc:
+            error = exc
+        else:
+            return
+        if not isinstance(error, GraphBubbleUp):
+            state = self._last_state(graph, config, tap, input)
+            self._cleanup(graph, state, error, record, kwargs)
+        raise error
 
     async def astream(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
+        self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any], run: ARun
     ) -> AsyncIterator[Any]:
         """``run``'s stream; on failure, the always-run hooks run before it raises."""
-        watch = _Watch(graph, kwargs)
-        record = RunRecord()
-        chunks = run(input, config, **watch.kwargs)
-        try:
-            while True:
-                error: Exception | None = None
-                token = RUN_RECORD.set(record)
-                try:
-                    chunk = await anext(chunks)
-                except StopAsyncIteration:
-                    return
-                except Exception as exc:
-                    error = exc
-                finally:
-                    RUN_RECORD.reset(token)
-                if error is not None:
-                    if not isinstance(error, GraphBubbleUp):
-                        state = await self._alast_state(graph, config, watch, input)
-                        await self._acleanup(graph, state, error, record, kwargs)
-                    raise error
-                seen = watch.see(chunk)
-                if seen is not _SKIP:
-                    yield seen
-        finally:
-            aclose = getattr(chunks, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        tap, record = _tap(graph, kwargs), RunRecord()
+        each_step = partial(_current, RUN_RECORD, record)
+        seen = atapped(tap, run(input, config, **tap.kwargs), each_step)
+        async with contextlib.aclosing(seen):  # the run's stream closes when the caller stops
+            try:
+                async for chunk in seen:
+                    yield chunk
+            except Exception as exc:
+                error = exc
+            else:
+                return
+        if not isinstance(error, GraphBubbleUp):
+            state = await self._alast_state(graph, config, tap, input)
+            await self._acleanup(graph, state, error, record, kwargs)
+        raise error
 
 
 def always_run(plan: AgentPlan) -> AlwaysRun | None:

@@ -21,13 +21,14 @@ a hook that uses none is returned as it is, so it costs nothing per call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
 import logging
 import math
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from langgraph.errors import GraphBubbleUp
@@ -326,8 +327,16 @@ class _Attempt:
         self.result: Any = None
         self.error: BaseException | None = None
 
-    def start(self) -> None:
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """One call of the handler: called, then finished or failed with its error."""
         self.called, self.finished, self.error = True, False, None
+        try:
+            yield
+        except BaseException as exc:
+            self.error = exc
+            raise
+        self.finished = True
 
     def settle(self, exc: Exception, impl: HookImpl) -> bool:
         """Whether the layer's own failure ``exc`` may be passed over (and is logged)."""
@@ -348,13 +357,8 @@ def _wrap_continue(func: Callable[..., Any], impl: HookImpl, is_async: bool) -> 
             attempt = _Attempt()
 
             async def tracked(req: Any) -> Any:
-                attempt.start()
-                try:
+                with attempt.running():
                     attempt.result = await handler(req)
-                except BaseException as exc:
-                    attempt.error = exc
-                    raise
-                attempt.finished = True
                 return attempt.result
 
             try:
@@ -370,13 +374,8 @@ def _wrap_continue(func: Callable[..., Any], impl: HookImpl, is_async: bool) -> 
         attempt = _Attempt()
 
         def tracked(req: Any) -> Any:
-            attempt.start()
-            try:
+            with attempt.running():
                 attempt.result = handler(req)
-            except BaseException as exc:
-                attempt.error = exc
-                raise
-            attempt.finished = True
             return attempt.result
 
         try:

@@ -5,9 +5,10 @@ A feature on the core's seams:
 - ``compiled``: an agent whose middleware define ``wrap_agent_call``/``awrap_agent_call``
   (class middleware, or functions decorated with :func:`wrap_agent_call`) gets one run wrap
   holding their layers, first outermost (see :mod:`funcware.runs.agent_call`); an agent
-  without any has none and costs nothing per run. An agent with middleware gets the
-  per-run wrap, outermost: a run's ``config["configurable"]["funcware"]`` chooses its
-  stack (see :mod:`funcware.runs.per_run`); a run without it goes straight on.
+  without any has none and costs nothing per run. Every agent gets the per-run wrap,
+  outermost: a run's ``config["configurable"]["funcware"]`` chooses its stack (see
+  :mod:`funcware.runs.per_run`), and middleware a parent run hands down
+  (``subagents="inherit"``, :func:`carried`) are added to it; any other run goes on.
 - the ``per_run=`` option (``"on"``, ``"off"``, ``"required"``), ``arrange`` (the default
   stack leaves off-by-default middleware out) and ``transform`` (wrap-style middleware of
   an agent that declares ``per_run`` read the run's choice), only for agents that declare
@@ -20,7 +21,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from funcware.hooks.options import ALL, Context, Option, register_option
+from langchain_core.runnables.config import var_child_runnable_config
+
+from funcware.hooks.options import Context
 
 if TYPE_CHECKING:
     from funcware.compose.seams import Build
@@ -29,10 +32,24 @@ if TYPE_CHECKING:
     from funcware.runs.decorator import wrap_agent_call
     from funcware.runs.per_run import PerRun
 
-__all__ = ["RunChoice", "RunControl", "register", "wrap_agent_call"]
+__all__ = ["CONFIG_KEY", "INHERITED", "RunChoice", "RunControl", "carried", "wrap_agent_call"]
 
 CONFIG_KEY = "funcware"
 """The key of a run's choice of middleware in ``config["configurable"]``."""
+INHERITED = "__funcware_inherited"
+"""The key, in ``config["configurable"]``, of the middleware a parent run hands down to the
+agents started during it (``subagents="inherit"``; a tuple of middleware objects)."""
+
+
+def carried(config: Mapping[str, Any] | None) -> tuple[AgentMiddleware[Any, Any, Any], ...]:
+    """The middleware handed down to a run started with ``config``: in the config given,
+    or in the config of the run in progress it was started from (langgraph merges that one
+    in when the run starts)."""
+    found = ((config or {}).get("configurable") or {}).get(INHERITED)
+    if found is None:
+        ambient = var_child_runnable_config.get()
+        found = ((ambient or {}).get("configurable") or {}).get(INHERITED)
+    return found or ()
 
 
 def _wraps_runs(member: object) -> bool:
@@ -82,7 +99,8 @@ class RunChoice:
         kwargs: dict[str, Any],
         run: Callable[..., Iterator[Any]],
     ) -> Iterator[Any]:
-        """``run``, or the run of the stack the config chooses."""
+        """``run``, or the run of the stack the config chooses (or a parent hands down)."""
+        config = self._received(graph, config)
         if CONFIG_KEY not in (config.get("configurable") or ()) and not self.default_skipped:
             return run(input, config, **kwargs)
         return self.chooser().stream(graph, input, config, kwargs, run)
@@ -96,9 +114,19 @@ class RunChoice:
         run: Callable[..., AsyncIterator[Any]],
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
+        config = self._received(graph, config)
         if CONFIG_KEY not in (config.get("configurable") or ()) and not self.default_skipped:
             return run(input, config, **kwargs)
         return self.chooser().astream(graph, input, config, kwargs, run)
+
+    def _received(self, graph: AgentGraph, config: Any) -> Any:
+        """``config``, choosing the stack with what a parent run hands down, if any."""
+        handed = carried(config)
+        if not handed:
+            return config
+        from funcware.subagents.inherit import received
+
+        return received(graph, self, handed, config)
 
 
 class RunControl:
@@ -134,10 +162,9 @@ class RunControl:
             # Outermost: every attempt is a whole run, with the other run wraps inside it.
             graph.run_wraps = (AgentCallWrap(agent_layers(members)), *graph.run_wraps)
         registry = build.data.get("runs")
-        if registry is None:
-            if members:
-                choice = RunChoice(members, frozenset(), build.arguments)
-                graph.run_wraps = (choice, *graph.run_wraps)
+        if registry is None:  # every agent: a run may choose, or be handed, middleware
+            choice = RunChoice(members, frozenset(), build.arguments)
+            graph.run_wraps = (choice, *graph.run_wraps)
             return
         from funcware.runs.per_run import default_skipped
 
@@ -156,26 +183,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'funcware.runs' has no attribute {name!r}")
 
 
-def _per_run(value: object, context: Context) -> str:
+def check_per_run(value: object, context: Context) -> str:
     from funcware.runs.per_run import check_mode
 
     return check_mode(value, context.source)
-
-
-def register(**_: Any) -> None:
-    """Register the option and the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_option(
-        Option(
-            "per_run",
-            ALL,
-            None,
-            "'on' (runs may switch it off), 'off' (registered, on only in runs that add it) "
-            "or 'required' (no run may switch it off); default: on, and runs may switch it "
-            "off.",
-            owner="runs",
-            check=_per_run,
-        )
-    )
-    register_feature(RunControl())

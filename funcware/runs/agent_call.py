@@ -34,10 +34,10 @@ import asyncio
 import contextlib
 import contextvars
 import queue
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
@@ -48,7 +48,7 @@ from funcware.errors import RunClosedError
 from funcware.hooks.types import AgentRequest, AgentResponse
 from funcware.hooks.wording import returned
 from funcware.runs.per_run import skipped
-from funcware.runs.taps import SKIP, Tap
+from funcware.runs.taps import SKIP, ARun, Run, Tap, atapped, tapped
 
 if TYPE_CHECKING:
     from funcware.observe.observers import Outcome
@@ -99,42 +99,29 @@ def _checked(layer: AgentLayer, result: object) -> AgentResponse:
 # -- observing: a layer per call, when something observes the run ---------------------
 
 
-def _observed(layer: AgentLayer, call: Callable[[], AgentResponse], calls: list[int]) -> Any:
+@contextlib.contextmanager
+def _observed(layer: AgentLayer, calls: list[int]) -> Iterator[None]:
+    """The layer's call, reported to the run's observers (if any) as it starts and ends."""
     from funcware.observe.layers import failure_outcome
     from funcware.observe.observers import active, end, start
 
     observers = active()
     if not observers:
-        return call()
+        yield
+        return
     started = start(observers, layer.name, HOOK, layer.where)
     try:
-        response = call()
+        yield
     except BaseException as exc:
         end(observers, started, failure_outcome(exc), handler_calls=calls[0], error=exc)
         raise
     outcome: Outcome = "retried" if calls[0] > 1 else "passed" if calls[0] else "short_circuited"
     end(observers, started, outcome, handler_calls=calls[0])
-    return response
 
 
-async def _aobserved(
-    layer: AgentLayer, call: Callable[[], Awaitable[AgentResponse]], calls: list[int]
-) -> Any:
-    from funcware.observe.layers import failure_outcome
-    from funcware.observe.observers import active, end, start
-
-    observers = active()
-    if not observers:
-        return await call()
-    started = start(observers, layer.name, HOOK, layer.where)
-    try:
-        response = await call()
-    except BaseException as exc:
-        end(observers, started, failure_outcome(exc), handler_calls=calls[0], error=exc)
-        raise
-    outcome: Outcome = "retried" if calls[0] > 1 else "passed" if calls[0] else "short_circuited"
-    end(observers, started, outcome, handler_calls=calls[0])
-    return response
+def _observed_if(observed: bool, layer: AgentLayer, calls: list[int]) -> Any:
+    """:func:`_observed` when something watches the run; nothing otherwise."""
+    return _observed(layer, calls) if observed else contextlib.nullcontext()
 
 
 def _layer_now() -> Any:
@@ -188,7 +175,8 @@ def _sync_layer(
             assert layer.async_ is not None
             return _checked(layer, run_coroutine_sync(layer.async_(request, ahandler)))
 
-        return _observed(layer, run, calls) if observed else run()
+        with _observed_if(observed, layer, calls):
+            return run()
 
     return call
 
@@ -219,7 +207,8 @@ def _async_layer(
             assert layer.sync is not None
             return _checked(layer, await run_in_thread(layer.sync, request, sync_handler))
 
-        return await (_aobserved(layer, run, calls) if observed else run())
+        with _observed_if(observed, layer, calls):
+            return await run()
 
     return call
 
@@ -242,13 +231,8 @@ def _saver(graph: Any, config: Any) -> BaseCheckpointSaver[Any] | None:
     return saver
 
 
-def _start_point(saver: BaseCheckpointSaver[Any], config: Any) -> Any:
-    found = saver.get_tuple(config)
-    return _FRESH if found is None else found.config["configurable"]["checkpoint_id"]
-
-
-async def _astart_point(saver: BaseCheckpointSaver[Any], config: Any) -> Any:
-    found = await saver.aget_tuple(config)
+def _start_point(found: Any) -> Any:
+    """Where retries start: the checkpoint ``found`` (the thread's when the run started)."""
     return _FRESH if found is None else found.config["configurable"]["checkpoint_id"]
 
 
@@ -261,38 +245,86 @@ def _retry_config(config: Any, start: Any) -> Any:
     return {**config, "configurable": configurable}
 
 
-class _Attempts:
-    """What the innermost handler asks of the caller's side, and where retries start."""
-
-    def __init__(self, graph: Any, config: Any) -> None:
-        self.saver = _saver(graph, config)
-        self.start: Any = None
-        self.count = 0
-        self.thread_id = str((config.get("configurable") or {}).get("thread_id"))
-
-    def prepare(self, request: AgentRequest) -> AgentRequest:
-        """The request an attempt runs (a retry: from the run's starting checkpoint)."""
-        self.count += 1
-        if self.saver is None or self.count == 1:
-            return request
-        if self.start is _FRESH:
-            self.saver.delete_thread(self.thread_id)
-        return request.override(config=_retry_config(request.config, self.start))
-
-    async def aprepare(self, request: AgentRequest) -> AgentRequest:
-        """Async :meth:`prepare`."""
-        self.count += 1
-        if self.saver is None or self.count == 1:
-            return request
-        if self.start is _FRESH:
-            await self.saver.adelete_thread(self.thread_id)
-        return request.override(config=_retry_config(request.config, self.start))
-
-
 def _kwargs(kwargs: dict[str, Any], request: AgentRequest) -> dict[str, Any]:
     if request.context is None and "context" not in kwargs:
         return kwargs
     return {**kwargs, "context": request.context}
+
+
+class _Run:
+    """One run through the layers: its first request, the tap on its attempts' streams,
+    where retries start, and the response of its last attempt."""
+
+    def __init__(self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any]) -> None:
+        self.request = AgentRequest(input, config, kwargs.get("context"))
+        self.tap = Tap(graph.stream_mode, kwargs)
+        self.saver = _saver(graph, config)
+        self.start: Any = None
+        """Where retries start (set by the caller, which reads the thread's checkpoint)."""
+        self.count = 0
+        self.thread_id = str((config.get("configurable") or {}).get("thread_id"))
+        self.last: AgentResponse | None = None
+
+    def note_start(self) -> None:
+        """Notes where retries start: the checkpoint the thread is at as the run starts."""
+        if self.saver is not None:
+            self.start = _start_point(self.saver.get_tuple(self.request.config))
+
+    async def anote_start(self) -> None:
+        """Async :meth:`note_start`."""
+        if self.saver is not None:
+            self.start = _start_point(await self.saver.aget_tuple(self.request.config))
+
+    def prepare(self, request: AgentRequest) -> AgentRequest:
+        """The request the next attempt runs (a retry: from the run's starting checkpoint;
+        on a thread the run created, on an empty thread: the failed attempts' checkpoints
+        are deleted)."""
+        request = self._next_attempt(request)
+        saver = self._thread_to_clear()
+        if saver is not None:
+            saver.delete_thread(self.thread_id)
+        return request
+
+    async def aprepare(self, request: AgentRequest) -> AgentRequest:
+        """Async :meth:`prepare`."""
+        request = self._next_attempt(request)
+        saver = self._thread_to_clear()
+        if saver is not None:
+            await saver.adelete_thread(self.thread_id)
+        return request
+
+    def _next_attempt(self, request: AgentRequest) -> AgentRequest:
+        self.count += 1
+        if self.saver is None or self.count == 1:
+            return request
+        return request.override(config=_retry_config(request.config, self.start))
+
+    def _thread_to_clear(self) -> BaseCheckpointSaver[Any] | None:
+        """The checkpointer to delete the thread from before a retry on a thread the run
+        created (it had no checkpoint), or ``None``."""
+        return self.saver if self.count > 1 and self.start is _FRESH else None
+
+    def stream(self, run: Callable[..., Any], request: AgentRequest) -> Any:
+        """``run``'s stream of the attempt running ``request`` (the tap cleared for it)."""
+        self.tap.last, self.tap.interrupts = None, ()
+        return run(request.input, request.config, **_kwargs(self.tap.kwargs, request))
+
+    def response(self) -> AgentResponse:
+        """The attempt's response, from what the tap kept of its stream."""
+        self.last = AgentResponse(self.tap.last, self.tap.interrupts)
+        return self.last
+
+    def replaced(self, response: AgentResponse) -> list[Any]:
+        """The chunk that ends the stream when the layers replaced the result (if the
+        caller asked for ``"values"``), or none."""
+        if response is self.last:
+            return []
+        chunk = self.tap.values_chunk(response.result, response.interrupts)
+        return [] if chunk is SKIP else [chunk]
+
+
+_Result = TypeVar("_Result")
+"""What a handler returns: an ``AgentResponse``, or (async) a coroutine of one."""
 
 
 class AgentCallWrap:
@@ -301,136 +333,75 @@ class AgentCallWrap:
     def __init__(self, layers: tuple[AgentLayer, ...]) -> None:
         self.layers = layers
 
-    def _layers(self, off: frozenset[int]) -> tuple[AgentLayer, ...]:
-        """The layers of this run: those of middleware the run switched off left out."""
-        if not off:
-            return self.layers
-        return tuple(layer for layer in self.layers if id(layer.middleware) not in off)
-
-    def _sync_onion(
+    def _onion(
         self,
-        inner: Callable[[AgentRequest], AgentResponse],
+        around: Callable[
+            [AgentLayer, Callable[[AgentRequest], _Result], bool],
+            Callable[[AgentRequest], _Result],
+        ],
+        inner: Callable[[AgentRequest], _Result],
         observed: bool,
         off: frozenset[int],
-    ) -> Callable[[AgentRequest], AgentResponse]:
-        for layer in reversed(self._layers(off)):
-            inner = _sync_layer(layer, inner, observed)
+    ) -> Callable[[AgentRequest], _Result]:
+        """``inner`` in the run's layers (those of middleware the run switched off left
+        out), ``around`` putting each around it (:func:`_sync_layer`, :func:`_async_layer`)."""
+        for layer in reversed(self.layers):
+            if id(layer.middleware) not in off:
+                inner = around(layer, inner, observed)
         return inner
-
-    def _async_onion(
-        self,
-        inner: Callable[[AgentRequest], Coroutine[Any, Any, AgentResponse]],
-        observed: bool,
-        off: frozenset[int],
-    ) -> Callable[[AgentRequest], Coroutine[Any, Any, AgentResponse]]:
-        for layer in reversed(self._layers(off)):
-            inner = _async_layer(layer, inner, observed)
-        return inner
-
-    def _collected(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
-    ) -> Iterator[Any]:
-        """For ``invoke``: the layers run in the caller's thread, each attempt's chunks are
-        kept and given once the layers returned."""
-        chunks: list[Any] = []
-        last: list[AgentResponse | None] = [None]
-        attempts = _Attempts(graph, config)
-        if attempts.saver is not None:
-            attempts.start = _start_point(attempts.saver, config)
-        tap = Tap(graph.stream_mode, kwargs)
-
-        def attempt(request: AgentRequest) -> AgentResponse:
-            request = attempts.prepare(request)
-            tap.last, tap.interrupts = None, ()
-            for chunk in run(request.input, request.config, **_kwargs(tap.kwargs, request)):
-                seen = tap.see(chunk)
-                if seen is not SKIP:
-                    chunks.append(seen)
-            response = last[0] = AgentResponse(tap.last, tap.interrupts)
-            return response
-
-        onion = self._sync_onion(attempt, watcher() is not None, skipped(config))
-        response = onion(AgentRequest(input, config, kwargs.get("context")))
-        yield from chunks
-        if response is not last[0]:
-            chunk = tap.values_chunk(response.result, response.interrupts)
-            if chunk is not SKIP:
-                yield chunk
-
-    async def _acollected(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
-    ) -> AsyncIterator[Any]:
-        """Async :meth:`_collected`: the layers run in the caller's task."""
-        chunks: list[Any] = []
-        last: list[AgentResponse | None] = [None]
-        attempts = _Attempts(graph, config)
-        if attempts.saver is not None:
-            attempts.start = await _astart_point(attempts.saver, config)
-        tap = Tap(graph.stream_mode, kwargs)
-
-        async def attempt(request: AgentRequest) -> AgentResponse:
-            request = await attempts.aprepare(request)
-            tap.last, tap.interrupts = None, ()
-            async for chunk in run(request.input, request.config, **_kwargs(tap.kwargs, request)):
-                seen = tap.see(chunk)
-                if seen is not SKIP:
-                    chunks.append(seen)
-            response = last[0] = AgentResponse(tap.last, tap.interrupts)
-            return response
-
-        onion = self._async_onion(attempt, watcher() is not None, skipped(config))
-        response = await onion(AgentRequest(input, config, kwargs.get("context")))
-        for chunk in chunks:
-            yield chunk
-        if response is not last[0]:
-            chunk = tap.values_chunk(response.result, response.interrupts)
-            if chunk is not SKIP:
-                yield chunk
 
     def stream(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
+        self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any], run: Run
     ) -> Iterator[Any]:
         """``run``'s stream with the layers around it."""
+        this = _Run(graph, input, config, kwargs)
         if _READ_TO_THE_END in kwargs:
-            return self._collected(graph, input, config, kwargs, run)
-        return self._streamed(graph, input, config, kwargs, run)
+            return self._collected(this, run)
+        return self._streamed(this, run)
 
     def astream(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
+        self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any], run: ARun
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
+        this = _Run(graph, input, config, kwargs)
         if _READ_TO_THE_END in kwargs:
-            return self._acollected(graph, input, config, kwargs, run)
-        return self._astreamed(graph, input, config, kwargs, run)
+            return self._acollected(this, run)
+        return self._astreamed(this, run)
 
-    def _streamed(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
-    ) -> Iterator[Any]:
+    def _collected(self, this: _Run, run: Run) -> Iterator[Any]:
+        """For ``invoke``: the layers run in the caller's thread, each attempt's chunks are
+        kept and given once the layers returned."""
+        this.note_start()
+        chunks: list[Any] = []
+
+        def attempt(request: AgentRequest) -> AgentResponse:
+            request = this.prepare(request)
+            chunks.extend(tapped(this.tap, this.stream(run, request)))
+            return this.response()
+
+        observed = watcher() is not None
+        onion = self._onion(_sync_layer, attempt, observed, skipped(this.request.config))
+        response = onion(this.request)
+        yield from chunks
+        yield from this.replaced(response)
+
+    async def _acollected(self, this: _Run, run: ARun) -> AsyncIterator[Any]:
+        """Async :meth:`_collected`: the layers run in the caller's task."""
+        await this.anote_start()
+        chunks: list[Any] = []
+
+        async def attempt(request: AgentRequest) -> AgentResponse:
+            request = await this.aprepare(request)
+            chunks.extend([seen async for seen in atapped(this.tap, this.stream(run, request))])
+            return this.response()
+
+        observed = watcher() is not None
+        onion = self._onion(_async_layer, attempt, observed, skipped(this.request.config))
+        response = await onion(this.request)
+        for chunk in [*chunks, *this.replaced(response)]:
+            yield chunk
+
+    def _streamed(self, this: _Run, run: Run) -> Iterator[Any]:
         """``run``'s stream with the layers around it (they run on a worker thread)."""
         to_run: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         to_layers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
@@ -452,34 +423,22 @@ class AgentCallWrap:
                 to_run.put(("raise", exc))
 
         observed = watcher() is not None
-        onion = self._sync_onion(attempt, observed, skipped(config))
-        attempts = _Attempts(graph, config)
-        if attempts.saver is not None:
-            attempts.start = _start_point(attempts.saver, config)
-        tap = Tap(graph.stream_mode, kwargs)
-        request = AgentRequest(input, config, kwargs.get("context"))
-        _POOL.run(partial(contextvars.copy_context().run, work, request), nested=True)
-        last: AgentResponse | None = None
+        onion = self._onion(_sync_layer, attempt, observed, skipped(this.request.config))
+        this.note_start()
+        _POOL.run(partial(contextvars.copy_context().run, work, this.request), nested=True)
         try:
             while True:
                 kind, value = to_run.get()
                 if kind == "raise":
                     raise value
                 if kind == "done":
-                    if value is not last:
-                        chunk = tap.values_chunk(value.result, value.interrupts)
-                        if chunk is not SKIP:
-                            yield chunk
+                    yield from this.replaced(value)
                     return
                 request, parent = value
-                request = attempts.prepare(request)
-                tap.last, tap.interrupts = None, ()
+                request = this.prepare(request)
                 nested = _nest_under(parent)
                 try:
-                    for chunk in run(request.input, request.config, **_kwargs(tap.kwargs, request)):
-                        seen = tap.see(chunk)
-                        if seen is not SKIP:
-                            yield seen
+                    yield from tapped(this.tap, this.stream(run, request))
                 except BaseException as exc:
                     if isinstance(exc, GeneratorExit):
                         raise
@@ -487,20 +446,12 @@ class AgentCallWrap:
                     continue
                 finally:
                     _unnest(nested)
-                last = AgentResponse(tap.last, tap.interrupts)
-                to_layers.put(("ok", last))
+                to_layers.put(("ok", this.response()))
         finally:
             closed[0] = True
             to_layers.put(("error", RunClosedError("the caller stopped reading this run's stream")))
 
-    async def _astreamed(
-        self,
-        graph: Any,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
-    ) -> AsyncIterator[Any]:
+    async def _astreamed(self, this: _Run, run: ARun) -> AsyncIterator[Any]:
         """``run``'s stream with the layers around it (they run as a task of this loop)."""
         to_run: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         to_layers: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -524,47 +475,34 @@ class AgentCallWrap:
                     raise
 
         observed = watcher() is not None
-        onion = self._async_onion(attempt, observed, skipped(config))
-        attempts = _Attempts(graph, config)
-        if attempts.saver is not None:
-            attempts.start = await _astart_point(attempts.saver, config)
-        tap = Tap(graph.stream_mode, kwargs)
-        request = AgentRequest(input, config, kwargs.get("context"))
-        task = asyncio.ensure_future(work(request))
-        last: AgentResponse | None = None
+        onion = self._onion(_async_layer, attempt, observed, skipped(this.request.config))
+        await this.anote_start()
+        task = asyncio.ensure_future(work(this.request))
         try:
             while True:
                 kind, value = await to_run.get()
                 if kind == "raise":
                     raise value
                 if kind == "done":
-                    if value is not last:
-                        chunk = tap.values_chunk(value.result, value.interrupts)
-                        if chunk is not SKIP:
-                            yield chunk
+                    for chunk in this.replaced(value):
+                        yield chunk
                     return
                 request, parent = value
-                request = await attempts.aprepare(request)
-                tap.last, tap.interrupts = None, ()
+                request = await this.aprepare(request)
                 nested = _nest_under(parent)
-                chunks = run(request.input, request.config, **_kwargs(tap.kwargs, request))
+                seen = atapped(this.tap, this.stream(run, request))
                 try:
-                    async for chunk in chunks:
-                        seen = tap.see(chunk)
-                        if seen is not SKIP:
-                            yield seen
+                    async for chunk in seen:
+                        yield chunk
                 except (Exception, asyncio.CancelledError) as exc:
                     if isinstance(exc, asyncio.CancelledError):
                         raise
                     await to_layers.put(("error", exc))
                     continue
                 finally:
-                    aclose = getattr(chunks, "aclose", None)
-                    if aclose is not None:
-                        await aclose()
+                    await seen.aclose()
                     _unnest(nested)
-                last = AgentResponse(tap.last, tap.interrupts)
-                await to_layers.put(("ok", last))
+                await to_layers.put(("ok", this.response()))
         finally:
             closed[0] = True
             if not task.done():

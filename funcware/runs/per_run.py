@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from funcware.compose.graph.plan import AgentPlan
     from funcware.compose.seams import Build
     from funcware.compose.steps.runs import AgentGraph
+    from funcware.runs.taps import ARun, Run
 
 __all__ = [
     "CONFIG_KEY",
@@ -312,10 +313,15 @@ class PerRun:
     # -- running it -----------------------------------------------------------------------
 
     def _check(self, members: list[AgentMiddleware[Any, Any, Any]]) -> AgentPlan:
+        from funcware.compose.agent import DEFAULTS
         from funcware.compose.graph.plan import AgentPlan
         from funcware.compose.seams import Build
 
-        options = {k: self.arguments.get(k) for k in ("response_format", "order", "effects")}
+        options = {
+            k: v
+            for k in ("response_format", "order", "effects")
+            if (v := self.arguments.get(k)) is not None and v != DEFAULTS.get(k)
+        }
         token = _BUILDING.set(True)
         try:
             return AgentPlan.build(
@@ -389,58 +395,49 @@ class PerRun:
         return {**config, "configurable": configurable}
 
     def stream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
+        self, graph: AgentGraph, input: Any, config: Any, kwargs: dict[str, Any], run: Run
     ) -> Iterator[Any]:
         """``run``, or the chosen stack's run, for the stack the config asks for."""
-        spec, config = self._split(config)
-        if spec is None:
-            if not self.default_skipped:
-                return run(input, config, **kwargs)
-            return run(input, self._skipping(config, self.default_skipped), **kwargs)
-        chosen = self.stack(graph, spec)
-        if chosen.graph is not None:
-            return _runs(chosen.graph)(input, config, **kwargs)
-        return run(input, self._skipping(config, chosen.skipped), **kwargs)
+        chosen, config = self._chosen(graph, config)
+        if chosen is not None:
+            run = _runs(chosen)
+        return run(input, config, **kwargs)
 
     def astream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
+        self, graph: AgentGraph, input: Any, config: Any, kwargs: dict[str, Any], run: ARun
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
+        chosen, config = self._chosen(graph, config)
+        if chosen is not None:
+            run = _aruns(chosen)
+        return run(input, config, **kwargs)
+
+    def _chosen(self, graph: AgentGraph, config: Any) -> tuple[AgentGraph | None, Any]:
+        """The graph built for the stack the config asks for (``None``: this agent's graph
+        runs it), and the config to run it with."""
         spec, config = self._split(config)
         if spec is None:
-            if not self.default_skipped:
-                return run(input, config, **kwargs)
-            return run(input, self._skipping(config, self.default_skipped), **kwargs)
+            return None, self._skipping(config, self.default_skipped)
         chosen = self.stack(graph, spec)
         if chosen.graph is not None:
-            return _aruns(chosen.graph)(input, config, **kwargs)
-        return run(input, self._skipping(config, chosen.skipped), **kwargs)
+            return chosen.graph, config
+        return None, self._skipping(config, chosen.skipped)
 
 
-def _runs(graph: AgentGraph) -> Callable[..., Iterator[Any]]:
+def _runs(graph: AgentGraph) -> Run:
     """``graph``'s run with its run wraps, as its ``stream`` runs it past its entry checks."""
     from langgraph.graph.state import CompiledStateGraph
 
-    run: Callable[..., Iterator[Any]] = CompiledStateGraph.stream.__get__(graph)
+    run: Run = CompiledStateGraph.stream.__get__(graph)
     for wrap in reversed(graph.run_wraps):
         run = _bound(wrap.stream, graph, run)
     return run
 
 
-def _aruns(graph: AgentGraph) -> Callable[..., AsyncIterator[Any]]:
+def _aruns(graph: AgentGraph) -> ARun:
     from langgraph.graph.state import CompiledStateGraph
 
-    run: Callable[..., AsyncIterator[Any]] = CompiledStateGraph.astream.__get__(graph)
+    run: ARun = CompiledStateGraph.astream.__get__(graph)
     for wrap in reversed(graph.run_wraps):
         run = _bound(wrap.astream, graph, run)
     return run

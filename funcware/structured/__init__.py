@@ -125,10 +125,3 @@ class StructuredOutputs:
         from funcware.structured.serde import allow_in_checkpoints
 
         allow_in_checkpoints(graph, output.schema_types())
-
-
-def register(**_: Any) -> None:
-    """Register the plug-in (``funcware/__init__.py`` calls it)."""
-    from funcware.compose.seams import register as register_feature
-
-    register_feature(StructuredOutputs())

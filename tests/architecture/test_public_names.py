@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import subprocess
+import sys
 
 import pytest
 
@@ -111,3 +113,17 @@ def test_exceptions_are_importable_from_funcware_and_funcware_errors() -> None:
     for name in errors.__all__:
         assert getattr(funcware, name) is getattr(errors, name), name
         assert getattr(errors, name).__module__ == "funcware.errors"
+
+
+def test_explain_still_explains_after_its_module_was_imported() -> None:
+    # A fresh interpreter: importing the module first makes it the package's attribute.
+    code = """
+import funcware.explain
+from funcware import before_model, explain
+explanation = explain([before_model(lambda state: None)])
+assert isinstance(explanation, funcware.explain.Explanation), explanation
+print("before_model" in str(explanation))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

@@ -229,7 +229,7 @@ def test_the_onion_is_built_once_on_the_first_call_not_on_every_call(
     def refuse(*args: object) -> None:
         raise AssertionError("the onion was rebuilt during a call")
 
-    for name in ("build_sync", "build_async", "hook_impls", "arrange", "transform"):
+    for name in ("build_sync", "build_async", "hook_impls", "arranged", "transform"):
         monkeypatch.setattr(composite_module, name, refuse)
     for name in ("hook_impls", "flatten", "arrange"):
         monkeypatch.setattr(chain_module, name, refuse)

@@ -1,5 +1,5 @@
 """What ``help()`` and ``inspect.signature`` show for each hook decorator: its own options,
-each with the type its TypedDict in ``funcware.hooks.options`` gives it."""
+each with the type its TypedDict in ``funcware.hooks.option_types`` gives it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import funcware
-from funcware.hooks import options
+from funcware.hooks import option_types as options
 
 DECORATORS: dict[str, type[Any]] = {
     "before_agent": options.NodeOptions,

@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 
 import funcware
-from funcware.hooks import options
+from funcware.hooks import option_types, options
 
 TYPED = {
-    "before_agent": options.NodeOptions,
-    "before_model": options.NodeOptions,
-    "after_model": options.AfterModelOptions,
-    "after_agent": options.AfterAgentOptions,
-    "wrap_model_call": options.WrapModelCallOptions,
-    "wrap_tool_call": options.WrapToolCallOptions,
-    "dynamic_prompt": options.HookOptions,
+    "before_agent": option_types.NodeOptions,
+    "before_model": option_types.NodeOptions,
+    "after_model": option_types.AfterModelOptions,
+    "after_agent": option_types.AfterAgentOptions,
+    "wrap_model_call": option_types.WrapModelCallOptions,
+    "wrap_tool_call": option_types.WrapToolCallOptions,
+    "dynamic_prompt": option_types.HookOptions,
 }
 
 

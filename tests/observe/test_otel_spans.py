@@ -344,6 +344,29 @@ def test_a_sub_agent_nests_under_the_tool_that_runs_it_without_duplicate_spans(
     ]
 
 
+def test_while_recording_the_sub_agent_is_a_record_layer_but_no_extra_span(
+    spans: Any,
+) -> None:
+    from funcware.observe import record
+
+    helper = create_agent(ScriptedChatModel(responses=["42"]), middleware=[inner], name="helper")
+
+    @tool
+    def ask_helper(question: str) -> str:
+        """Ask the helper agent."""
+        return str(helper.invoke({"messages": [HumanMessage(question)]})["messages"][-1].text)
+
+    model = ScriptedChatModel(
+        responses=[calls_tool(call("ask_helper", {"question": "?"}, "q")), "ok"]
+    )
+    with record() as run:
+        create_agent(model, [ask_helper], middleware=[outer], name="lead").invoke(hi())
+
+    assert ("helper.agent", "passed") in run.outcomes()
+    assert "helper.agent" not in [name for _, name in _tree(spans)]
+    assert (2, "invoke_agent helper") in _tree(spans)
+
+
 def test_runs_in_threads_and_tasks_are_kept_apart(spans: Any) -> None:
     agent = create_agent(
         ScriptedChatModel(responses=["a", "b", "c", "d"]), middleware=[outer, inner]

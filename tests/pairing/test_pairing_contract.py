@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 
-from funcware.pairing.contract import MISSING_ANSWER, is_paired, open_tail, problems, repaired
+from funcware.pairing.breaks import MISSING_ANSWER, problems, repaired
+from funcware.pairing.contract import is_paired, open_tail
 
 
 def ai(*ids: str) -> AIMessage:

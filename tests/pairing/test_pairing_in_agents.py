@@ -25,7 +25,7 @@ from funcware import (
     create_agent,
     wrap_model_call,
 )
-from funcware.pairing.contract import MISSING_ANSWER
+from funcware.pairing.breaks import MISSING_ANSWER
 from funcware.testing import ScriptedChatModel
 
 

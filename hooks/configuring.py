@@ -1,0 +1,70 @@
+"""Applying ``@hook_config``: its marks on a function, or on a generated middleware's hook
+methods (loaded when ``hook_config`` is first used)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from funcware.hooks.decorators import (
+    _JUMP_ATTR,
+    FunctionMiddleware,
+    _check_function,
+    _in_order,
+    _label,
+    _normalise_jumps,
+    _stash,
+)
+from funcware.hooks.middleware import NODE_HOOKS, hook_impls, where
+from funcware.hooks.options import Context
+from funcware.hooks.types import JumpTo
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def configure(
+    can_jump_to: Sequence[JumpTo] | None, timeout: float | None, always: bool
+) -> Callable[[F], F]:
+    """The decorator ``@hook_config(can_jump_to=..., timeout=..., always=...)`` returns."""
+    given = {"timeout": timeout, "always": always}
+    marked = {key: value for key, value in given.items() if value not in (None, False)}
+
+    def decorator(target: F) -> F:
+        if isinstance(target, FunctionMiddleware):
+            if can_jump_to is not None or not marked:
+                _add_jumps_to_generated(target, can_jump_to)
+            for impl in hook_impls(target).values():
+                name = impl.hook if impl.sync is not None else "a" + impl.hook
+                context = Context("hook_config", impl.hook, _label(target.__wrapped__))
+                _stash(type(target).__dict__[name], marked, context)
+            return target
+        if inspect.isclass(target):
+            from funcware.hooks.refusals import hook_config_on_a_class
+
+            raise hook_config_on_a_class(target, where(target))
+        func = _check_function(target, "hook_config")
+        _stash(func, marked, Context("hook_config", "", _label(func)))
+        jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
+        old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
+        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
+        return target
+
+    return decorator
+
+
+def _add_jumps_to_generated(
+    middleware: FunctionMiddleware[Any, Any], can_jump_to: Sequence[JumpTo] | None
+) -> None:
+    impls = hook_impls(middleware)
+    node_hooks = [impl for hook, impl in impls.items() if hook in NODE_HOOKS]
+    if not node_hooks:
+        from funcware.hooks.refusals import jumps_without_node_hooks
+
+        raise jumps_without_node_hooks(middleware, list(impls))
+    jumps = _normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
+    for impl in node_hooks:
+        name = impl.hook if impl.sync is not None else "a" + impl.hook
+        adapter = type(middleware).__dict__[name]
+        old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
+        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
