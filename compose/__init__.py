@@ -1,13 +1,7 @@
-"""funcware.compose — the core's half that puts middleware together.
-
-``chain`` (``compose()``), ``agent`` (``create_agent()``), ``seams`` (where features plug
-in), ``observing`` (who observes a run); by job: ``graph`` (the plan, schemas, reducers,
-edges), ``steps`` (running node hooks and the model and tool nodes), ``wraps`` (the
-onion), ``stream`` (what an agent streams), ``threads`` (the sync/async bridge).
-
-Its public names have one home, ``funcware``: there ``funcware.compose`` is the
-``compose()`` function, so import from ``funcware`` (``from funcware import compose,
-create_agent``); this package's modules are private.
+"""funcware.compose — the core's half that puts middleware together: ``chain``
+(``compose()``), ``agent`` (``create_agent()``), ``seams``, ``observing``; by job ``graph``,
+``steps``, ``wraps``, ``stream``, ``threads``. Import its public names from ``funcware``;
+this package's modules are private.
 """
 
 from typing import Any

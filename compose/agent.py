@@ -27,14 +27,8 @@ from langgraph.types import Checkpointer
 from funcware.compose import seams
 from funcware.compose.graph.arguments import check_choice, check_list, check_schema
 from funcware.compose.graph.options import resolve_model
+from funcware.compose.graph.places import Places
 from funcware.compose.graph.plan import AgentPlan
-from funcware.compose.graph.routing import (
-    Places,
-    after_model_route,
-    after_tools_route,
-    jump_route,
-    structured_retry_route,
-)
 from funcware.compose.graph.schema import input_output_schemas
 from funcware.compose.replacing import Replacement
 from funcware.compose.steps.keys import StateKeys
@@ -279,6 +273,8 @@ def _wire(
         if not targets:
             graph.add_edge(node, default)
             return
+        from funcware.compose.graph.routing import jump_route
+
         ends = {default, *(t for t in map(places.resolve, targets) if t is not None)}
         graph.add_conditional_edges(node, _edge(jump_route(places, default)), sorted(ends))
 
@@ -297,6 +293,8 @@ def _wire(
     loop_exit = after_model[-1] if after_model else "model"
 
     if tool_node is None and structured:  # answer in the model step, or ask again
+        from funcware.compose.graph.routing import structured_retry_route
+
         graph.add_conditional_edges(
             loop_exit,
             _edge(structured_retry_route(places)),
@@ -309,6 +307,8 @@ def _wire(
         else:
             link(loop_exit, places.exit)
         return
+    from funcware.compose.graph.routing import after_model_route, after_tools_route
+
     return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
     executable = frozenset(tool_node.tools_by_name)
     graph.add_conditional_edges(

@@ -95,6 +95,10 @@ class DoubleCallWarning(UserWarning):
     """A wrap layer called its handler again after it answered and kept the second answer."""
 
 
+class StateSchemaConflictWarning(UserWarning):
+    """Two middleware declare one state field with conflicting types; the later one is used."""
+
+
 class HookTimeoutError(TimeoutError):
     """A hook did not finish within its ``timeout=``; names the middleware, hook and limit."""
 

@@ -1,9 +1,5 @@
-"""``create_agent``'s model argument: a chat model, or a name resolved as LangChain does.
-
-A model given as ``"provider:model"`` is resolved by LangChain's own ``init_chat_model``
-(the ``langchain`` extra), exactly as LangChain's ``create_agent`` resolves it; langchain
-is imported only then, never at module level.
-"""
+"""``create_agent``'s model argument: a chat model, or a ``"provider:model"`` name resolved by
+LangChain's own ``init_chat_model`` (the ``langchain`` extra, imported only then)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What an agent is made of, worked out and checked before any graph is built.
-
-``AgentPlan`` flattens composites, reads each middleware's hooks once, gathers tools and
-the merged state schema, and lists every problem (name clashes, schema conflicts, jumps to
-nodes that will not exist) so ``create_agent`` can refuse a broken stack in one message.
+"""What an agent is made of (middleware, hooks, tools, state schema), worked out and checked
+before any graph is built; every problem is listed so a broken stack is refused in one error.
 """
 
 from __future__ import annotations
@@ -10,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast
+from typing import Any
 
 from langchain_core.tools import BaseTool
-from langchain_core.tools import tool as make_tool
 
 from funcware.compose.chain import flatten
-from funcware.compose.graph.arguments import tool_problem
 from funcware.compose.graph.schema import merge_schemas, native_fields, reducer_keys
 from funcware.compose.seams import Build, activate, arrange, transform
 from funcware.errors import BrokenStackError, DuplicateMiddlewareError
@@ -34,44 +29,14 @@ from funcware.hooks.types import AgentState
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
 
 
-DUPLICATE_SENTENCE = "Please remove duplicate middleware instances."
-
-
-def _as_tool(item: object, owner: object = None, index: int = 0) -> BaseTool | dict[str, Any]:
-    """``item`` as a tool; ``owner`` is the middleware that brought it, if any."""
-    place = (
-        f"create_agent(tools=[...])'s tools[{index}]"
-        if owner is None
-        else f"tools[{index}] of middleware {getattr(owner, 'name', owner)!r} ({origin(owner)})"
-    )
-    problem = tool_problem(item, place)
-    if problem is not None:
-        raise TypeError(problem)
-    if isinstance(item, (BaseTool, dict)):
-        return item
-    return make_tool(cast("Callable[..., Any]", item))
-
-
 class _SchemaOwner:
-    """``middleware 'x' (file:line)``, worked out only when a conflict is reported.
-
-    Finding a class's line reads its source file: too slow for every build.
-    """
+    """``middleware 'x' (file:line)``, worked out only for a warning (finding a line is slow)."""
 
     def __init__(self, middleware: AgentMiddleware[Any, Any, Any]) -> None:
         self.middleware = middleware
 
     def __str__(self) -> str:
         return f"middleware {self.middleware.name!r} ({origin(self.middleware)})"
-
-
-def _tool_name(item: BaseTool | dict[str, Any]) -> str:
-    if isinstance(item, BaseTool):
-        return item.name
-    function = item.get("function")
-    if isinstance(function, dict) and "name" in function:
-        return str(function["name"])
-    return str(item.get("name", "<unnamed schema>"))
 
 
 @dataclass
@@ -102,7 +67,9 @@ class AgentPlan:
     @property
     def schema_tool_names(self) -> frozenset[str]:
         """Names of the dict-schema tools (bound to the model, with no implementation)."""
-        return frozenset(_tool_name(t) for t in self.schema_tools)
+        from funcware.compose.graph.tools import tool_name
+
+        return frozenset(tool_name(t) for t in self.schema_tools)
 
     @property
     def has_tool_node(self) -> bool:
@@ -120,17 +87,19 @@ class AgentPlan:
         place: str = "create_agent(middleware=[...])'s middleware[{}]",
         build: Build | None = None,
     ) -> AgentPlan:
-        """Work out and check the plan.
+        """Work out and check the plan; ``strict``: any problem raises one
+        :class:`BrokenStackError`, else they are left in :attr:`problems` (``explain``).
 
-        With ``strict`` (``create_agent``), any problem raises one :class:`BrokenStackError`
-        listing them all; otherwise they are left in :attr:`problems` (``explain``).
-        ``place`` names a bad list item in errors (``{}`` is its index). ``build`` carries
-        the features' options; they check (or reorder) the list and transform each hook
-        through the seams, once.
+        ``place`` names a bad list item (``{}``: its index); ``build`` carries the features'
+        options, which check (or reorder) the list and transform each hook, once.
         """
         given = flatten(middleware, place)
-        problems = _name_clashes(given)
-        duplicates = _first_duplicate(given) if problems else ""
+        problems: list[str] = []
+        duplicates = ""
+        if len({m.name for m in given}) != len(given):
+            from funcware.compose.graph.stack_errors import first_duplicate, name_clashes
+
+            problems, duplicates = name_clashes(given), first_duplicate(given)
         build = build or Build("create_agent")
         build.report = strict and not duplicates
         activate(given, build)
@@ -141,17 +110,17 @@ class AgentPlan:
         for member in members:
             for hook, impl in hook_impls(member).items():
                 hooks[hook].append(transform(impl, build))
-        # Middleware tools first, then the agent's: the order LangChain binds them in.
-        owned_tools = [
-            (f"middleware {m.name!r}", _as_tool(t, m, i))
-            for m in members
-            for i, t in enumerate(getattr(m, "tools", ()) or ())
-        ]
-        owned_tools += [("the agent", _as_tool(t, None, i)) for i, t in enumerate(tools or ())]
+        owned_tools: list[tuple[str, BaseTool | dict[str, Any]]] = []
+        tool_owners: list[tuple[str, str]] = []
+        if tools or any(getattr(m, "tools", None) for m in members):
+            from funcware.compose.graph.tools import gather_tools, tool_name
+
+            owned_tools = gather_tools(members, tools or ())
+            tool_owners = [(owner, tool_name(t)) for owner, t in owned_tools]
         owned = [
             (_SchemaOwner(m), m.state_schema) for m in members if m.state_schema is not AgentState
         ]
-        schema = merge_schemas(owned, conflicts=problems, winner=state_schema)
+        schema = merge_schemas(owned, winner=state_schema)
         plan = cls(
             middleware=members,
             hooks=hooks,
@@ -159,19 +128,15 @@ class AgentPlan:
             schema_tools=[t for _, t in owned_tools if isinstance(t, dict)],
             state_schema=schema,
             reducer_keys=reducer_keys(schema),
-            tool_owners=[(owner, _tool_name(t)) for owner, t in owned_tools],
+            tool_owners=tool_owners,
             problems=problems,
             notes=build.data,
         )
         plan.problems.extend(plan._jump_problems())
         if strict and plan.problems:
-            listing = "\n".join(f"  - {p}" for p in plan.problems)
-            if duplicates:
-                raise DuplicateMiddlewareError(
-                    f"{DUPLICATE_SENTENCE} {duplicates} create_agent cannot build this "
-                    f"agent:\n{listing}"
-                )
-            raise BrokenStackError(f"create_agent cannot build this agent:\n{listing}")
+            from funcware.compose.graph.stack_errors import broken_stack
+
+            raise broken_stack(plan.problems, duplicates)
         return plan
 
     def _jump_problems(self) -> list[str]:
@@ -184,48 +149,3 @@ class AgentPlan:
             for impl in self.hooks[hook]
             if "tools" in impl.can_jump_to
         ]
-
-
-def _source(m: object) -> str:
-    """``Tracer at file:line``: the class or function a middleware comes from, and where."""
-    func = getattr(m, "__wrapped__", None)
-    what = getattr(func if func is not None else type(m), "__qualname__", type(m).__name__)
-    return f"{what} at {origin(m)}"
-
-
-def _first_duplicate(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> str:
-    """``Middleware 'x' (hook before_model) is listed twice.``: the first clash, in a line."""
-    seen: dict[str, AgentMiddleware[Any, Any, Any]] = {}
-    for m in members:
-        first = seen.setdefault(m.name, m)
-        if first is m and members.count(m) == 1:
-            continue
-        hooks: list[str] = list(hook_impls(m)) or ["no hooks"]
-        label = "hook" if len(hooks) == 1 else "hooks"
-        what = "is listed twice" if first is m else "shares its name with another middleware"
-        return f"Middleware {m.name!r} ({label} {', '.join(hooks)}) {what}."
-    return ""
-
-
-def _name_clashes(members: Sequence[AgentMiddleware[Any, Any, Any]]) -> list[str]:
-    seen: dict[str, tuple[int, AgentMiddleware[Any, Any, Any]]] = {}
-    problems: list[str] = []
-    for index, m in enumerate(members):
-        if m.name not in seen:
-            seen[m.name] = (index, m)
-            continue
-        first_index, first = seen[m.name]
-        if first is m:
-            problems.append(
-                f"middleware {m.name!r} ({_source(m)}) is listed twice (positions "
-                f"{first_index} and {index}). Remove one of them."
-            )
-            continue
-        problems.append(
-            f"two middleware are named {m.name!r}: position {first_index} ({_source(first)}) "
-            f"and position {index} ({_source(m)}). Names must be unique: pass name='...' to "
-            "the decorator (@before_model(name='...')), or set `.name` / override the "
-            "`name` property of a class; to run the second in the first's place, list it as "
-            "funcware.replace(...)."
-        )
-    return problems

@@ -1,41 +1,22 @@
-"""Where the agent goes next: jump resolution and the edges out of the model and tool steps."""
+"""Where the agent goes next: the conditional edges out of hook nodes that jump, and out of
+the model and tool steps (loaded when the graph has one)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Send
 
+from funcware.compose.graph.places import Places
+
 __all__ = [
-    "Places",
     "after_model_route",
     "after_tools_route",
     "jump_route",
     "structured_retry_route",
 ]
-
-
-@dataclass(frozen=True)
-class Places:
-    """The nodes a jump or a loop can land on."""
-
-    loop_entry: str
-    """The first ``before_model`` node, or ``"model"``: where ``jump_to="model"`` goes."""
-    exit: str
-    """The first ``after_agent`` node to run, or END: where ``jump_to="end"`` goes."""
-
-    def resolve(self, target: object) -> str | None:
-        """The node for a ``jump_to`` value, or ``None`` when there is no jump."""
-        if target == "model":
-            return self.loop_entry
-        if target == "end":
-            return self.exit
-        if target == "tools":
-            return "tools"
-        return None
 
 
 def jump_route(places: Places, default: str) -> Callable[[Mapping[str, Any]], str]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from types import UnionType
-from typing import Annotated, Any, TypeVar, Union, cast, get_args, get_origin
+from typing import Any, TypeVar, cast, get_args, get_origin
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from langgraph.channels.base import BaseChannel
@@ -18,7 +17,6 @@ from funcware.hooks.adapters import adapters
 from funcware.hooks.types import AgentState, OmitFromSchema
 
 __all__ = [
-    "SchemaConflict",
     "field_metadata",
     "input_output_schemas",
     "merge_schemas",
@@ -29,46 +27,28 @@ __all__ = [
 ]
 
 
-class SchemaConflict(ValueError):
-    """Two middleware declare the same state field with different types."""
-
-
 _HINTS: WeakKeyDictionary[type, dict[str, Any]] = WeakKeyDictionary()
 
 
 def type_hints(schema: type) -> dict[str, Any]:
-    """``get_type_hints(schema, include_extras=True)``, evaluated once per class.
+    """``get_type_hints(schema, include_extras=True)``, evaluated once per class (string
+    annotations are most of the cost of building an agent)."""
+    return _once(_HINTS, schema, _evaluated)
 
-    Evaluating string annotations is most of the cost of building an agent whose
-    middleware declare schemas in modules with ``from __future__ import annotations``.
-    """
-    try:
-        found = _HINTS.get(schema)
-    except TypeError:  # not weak-referenceable: evaluate each time
-        return get_type_hints(schema, include_extras=True)
-    if found is None:
-        found = get_type_hints(schema, include_extras=True)
-        _HINTS[schema] = found
-    return found
+
+def _evaluated(schema: type) -> dict[str, Any]:
+    return get_type_hints(schema, include_extras=True)
 
 
 def native_fields(schema: type) -> dict[str, Any]:
-    """A state schema's fields in funcware's terms (a new dict the caller may change).
-
-    A registered adapter rewrites the fields of another library's schemas (LangChain's
-    ``AgentState`` fields and omit markers, with ``funcware.interop``), so schemas from
-    both libraries merge without false conflicts and keep private fields private.
-    """
+    """A state schema's fields in funcware's terms (a new dict), another library's schema
+    rewritten by its registered adapter (``funcware.interop``)."""
     hints = dict(type_hints(schema))
     for adapter in adapters():
         adapted = adapter.fields(schema, hints)
         if adapted is not None:
             return adapted
     return hints
-
-
-def _fields(schema: type) -> dict[str, Any]:
-    return native_fields(schema)
 
 
 def strip_required(annotation: Any) -> Any:
@@ -110,8 +90,7 @@ def _accumulates(item: object) -> bool:
 _REDUCER_KEYS: WeakKeyDictionary[type, frozenset[str]] = WeakKeyDictionary()
 _IN_OUT: WeakKeyDictionary[type, tuple[type, type]] = WeakKeyDictionary()
 _MERGED: WeakValueDictionary[tuple[object, ...], type] = WeakValueDictionary()
-"""Schemas worked out once per class (a merged schema once per list of schemas): they
-depend on the classes only, and building an agent reads them every time."""
+"""Worked out once per class (a merged schema once per list of schemas)."""
 
 
 _T = TypeVar("_T")
@@ -129,29 +108,25 @@ def _once(cache: WeakKeyDictionary[type, _T], schema: type, work: Callable[[type
 
 
 def reducer_keys(schema: type) -> frozenset[str]:
-    """State keys that take several writes per step: a reducer or an accumulating channel.
-
-    ``Annotated[list, add_messages]``, ``Annotated[list, DeltaChannel(...)]``, ...
-    """
+    """State keys that take several writes per step: a reducer or an accumulating channel."""
     return _once(_REDUCER_KEYS, schema, _reducer_keys)
 
 
 def _reducer_keys(schema: type) -> frozenset[str]:
     keys = {
-        key for key, ann in _fields(schema).items() if any(map(_accumulates, field_metadata(ann)))
+        key
+        for key, ann in native_fields(schema).items()
+        if any(map(_accumulates, field_metadata(ann)))
     }
     return frozenset({"messages", *keys})
 
 
 def _declarations(schema: type) -> dict[str, tuple[Any, bool]]:
-    """Each field's type (without ``Required``/``NotRequired``) and whether it is required.
-
-    The wrapper says so when there is one; otherwise the class does (``total=False``
-    leaves no wrapper on its fields).
-    """
+    """Each field's type (without ``Required``/``NotRequired``) and whether it is required
+    (the wrapper says so, else the class: ``total=False``)."""
     required_keys: frozenset[str] | None = getattr(schema, "__required_keys__", None)
     declared: dict[str, tuple[Any, bool]] = {}
-    for key, annotation in _fields(schema).items():
+    for key, annotation in native_fields(schema).items():
         wrapper = get_origin(annotation)
         if wrapper in (Required, NotRequired):
             required = wrapper is Required
@@ -172,60 +147,15 @@ def _compatible(first: Any, second: Any) -> bool:
     return first == second or _generic(first) or _generic(second)
 
 
-def _split(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
-    """A field's type without its ``Annotated`` extras, and the extras."""
-    extras = tuple(getattr(annotation, "__metadata__", ()))
-    return (get_args(annotation)[0] if extras else annotation), extras
-
-
-def _members(annotation: Any) -> set[Any]:
-    """The types a union admits (``str | None``: ``str`` and ``None``); a type itself."""
-    if get_origin(annotation) in (Union, UnionType):
-        return set(get_args(annotation))
-    return {annotation}
-
-
-def _widened(first: Any, second: Any) -> Any | None:
-    """One declaration admitting both, where one type holds the other (``str`` beside
-    ``str | None``) and their extras agree (or one has none); ``None`` when they conflict.
-
-    LangChain keeps the last declaration; a wider one serves the code of both owners.
-    """
-    (base_a, extras_a), (base_b, extras_b) = _split(first), _split(second)
-    if extras_a and extras_b and extras_a != extras_b:
-        return None
-    if _members(base_a) <= _members(base_b):
-        wider = base_b
-    elif _members(base_b) <= _members(base_a):
-        wider = base_a
-    else:
-        return None
-    extras = extras_a or extras_b
-    if not extras:
-        return wider
-    params = (wider, *extras)
-    return Annotated[params]
-
-
 def merge_schemas(
-    owned: Sequence[tuple[object, type]],
-    *,
-    name: str = "AgentState",
-    conflicts: list[str] | None = None,
-    winner: type | None = None,
+    owned: Sequence[tuple[object, type]], *, name: str = "AgentState", winner: type | None = None
 ) -> type[AgentState[Any]]:
     """One TypedDict with ``AgentState``'s fields and those of every ``(owner, schema)``.
 
-    An owner is anything whose ``str()`` names it in an error message.
-
-    A field declared with different types by two owners is a :class:`SchemaConflict`
-    naming both; with a ``conflicts`` list, every conflict is appended there instead
-    (the first declaration is kept). A field left generic (a ``TypeVar``) takes the
-    other owner's concrete type. Requiredness is not part of the type: a field is
-    required only if every owner declares it required. ``winner`` (the schema given to
-    ``create_agent``) overrides every field it declares, type and requiredness, as in
-    LangChain (e.g. a ``DeltaChannel`` on ``messages``). The same schemas (with no
-    conflict) give the same class.
+    Two types of one field merge when one holds the other (or is a ``TypeVar``); else the
+    later wins, with a ``StateSchemaConflictWarning`` naming both owners. A field is required
+    only if every owner requires it; ``winner`` (``create_agent``'s ``state_schema``)
+    overrides each field it declares, as in LangChain. The same schemas give the same class.
     """
     key = (name, winner, *(schema for _, schema in owned))
     try:
@@ -234,52 +164,53 @@ def merge_schemas(
         key, found = (), None
     if found is not None:
         return cast("type[AgentState[Any]]", found)
-    before = len(conflicts) if conflicts is not None else 0
-    schema: type = TypedDict(name, _merged(owned, conflicts, winner))  # type: ignore[misc]
-    if key and (conflicts is None or len(conflicts) == before):
+    fields, conflicted = _merged(owned, winner)
+    schema: type = TypedDict(name, fields)  # type: ignore[misc]
+    if key and not conflicted:  # a conflict is warned about on every build
         _MERGED[key] = schema
     return cast("type[AgentState[Any]]", schema)
 
 
 def _merged(
-    owned: Sequence[tuple[object, type]], conflicts: list[str] | None, winner: type | None
-) -> dict[str, Any]:
-    """The merged fields (see ``merge_schemas``), each ``NotRequired`` unless required."""
+    owned: Sequence[tuple[object, type]], winner: type | None
+) -> tuple[dict[str, Any], bool]:
+    """The merged fields (see ``merge_schemas``), each ``NotRequired`` unless required; and
+    whether two declarations conflicted."""
     merged = _declarations(AgentState)
     declared_by: dict[str, object] = dict.fromkeys(merged, "AgentState")
+    overridden = _declarations(winner) if winner is not None else {}
+    conflicted = False
     for owner, schema in owned:
         if schema is AgentState:
             continue
         for key, (annotation, required) in _declarations(schema).items():
-            if key in merged and _compatible(merged[key][0], annotation):
-                if _generic(merged[key][0]):
-                    merged[key] = (annotation, required and merged[key][1])
+            if key not in merged:
+                merged[key] = (annotation, required)
+                declared_by[key] = owner
+                continue
+            known, known_required = merged[key]
+            if _compatible(known, annotation):
+                if _generic(known):  # a TypeVar takes the other owner's concrete type
+                    known = annotation
                     declared_by[key] = owner
-                else:
-                    merged[key] = (merged[key][0], required and merged[key][1])
+                merged[key] = (known, required and known_required)
                 continue
-            widened = _widened(merged[key][0], annotation) if key in merged else None
-            if widened is not None:
-                merged[key] = (widened, required and merged[key][1])
-                continue
-            if key in merged:
-                problem = (
-                    f"State field {key!r} is declared as {merged[key][0]!r} by "
-                    f"{declared_by[key]} and as {annotation!r} by {owner}; "
-                    "give the fields different names or declare them with the same type."
-                )
-                if conflicts is None:
-                    raise SchemaConflict(problem)
-                conflicts.append(problem)
-                continue
-            merged[key] = (annotation, required)
-            declared_by[key] = owner
-    if winner is not None:
-        merged.update(_declarations(winner))
-    return {
+            from funcware.compose.graph.schema_conflicts import warn_conflict, widened
+
+            wider = widened(known, annotation)
+            if wider is None:
+                if key not in overridden:
+                    warn_conflict(key, known, declared_by[key], annotation, owner)
+                    conflicted = True
+                wider = annotation
+                declared_by[key] = owner
+            merged[key] = (wider, required and known_required)
+    merged.update(overridden)
+    fields = {
         key: annotation if required else NotRequired[annotation]
         for key, (annotation, required) in merged.items()
     }
+    return fields, conflicted
 
 
 def _omitted(annotation: Any, side: str) -> bool:
@@ -295,7 +226,7 @@ def input_output_schemas(schema: type) -> tuple[type, type]:
 
 
 def _input_output(schema: type) -> tuple[type, type]:
-    fields = _fields(schema)
+    fields = native_fields(schema)
     inputs = {k: a for k, a in fields.items() if not _omitted(a, "input")}
     outputs = {k: a for k, a in fields.items() if not _omitted(a, "output")}
     name = getattr(schema, "__name__", "AgentState")

@@ -1,8 +1,5 @@
-"""Which hooks jumped in one run, and how often: kept for the recursion-limit error.
-
-Each run of an agent built by ``create_agent`` carries a :class:`JumpLog` in its config
-(see :mod:`.runs`); hook nodes count their jumps on it, and only when they jump.
-"""
+"""Which hooks jumped in one run, and how often, for the recursion-limit error: each run
+carries a :class:`JumpLog` in its config; hook nodes count their jumps on it."""
 
 from __future__ import annotations
 
@@ -21,7 +18,7 @@ LOG_KEY = "__funcware_jump_log__"
 
 
 class JumpLog:
-    """The jumps one run made: ``(hook label, where, target)`` and how many times."""
+    """The jumps one run made: ``(hook label, target)`` and how many times."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -31,24 +28,6 @@ class JumpLog:
         """Count one jump of ``impl`` to ``target``."""
         with self._lock:
             self.jumps[(impl.describe(), target)] += 1
-
-    def describe(self) -> str:
-        """The sentence added to a recursion error."""
-        if not self.jumps:
-            return (
-                "funcware: no middleware hook jumped in this run, so the loop is the model "
-                "calling tools again and again; cap it with a before_model or after_model "
-                "hook that ends the run (see the cookbook recipe tool_call_limit)."
-            )
-        counted = "; ".join(
-            f"{owner} jumped to {target!r} {count} time{'s' if count != 1 else ''}"
-            for (owner, target), count in self.jumps.most_common()
-        )
-        return (
-            f"funcware: the jumps that kept this run going: {counted}. Make the hook stop "
-            "jumping at some point (count its jumps in the state, or check a condition the "
-            "run can reach), or raise recursion_limit in the config if the run is just long."
-        )
 
 
 def record_jump(config: RunnableConfig | None, impl: HookImpl, result: object) -> None:

@@ -1,8 +1,5 @@
-"""How the model node calls the model: a strategy chosen once, at build.
-
-:class:`ModelCall` is the plain strategy: bind the request's tools and settings, invoke
-the bound model, answer with its message. A feature replaces parts of it through the
-``model_call`` seam by wrapping it in a :class:`Delegate` that overrides what it changes
+"""How the model node calls the model: a strategy chosen once, at build. A feature changes
+parts of the plain :class:`ModelCall` through the ``model_call`` seam with a :class:`Delegate`
 (structured output binds and parses; a stream guard invokes and releases).
 """
 
@@ -13,7 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage
 from langchain_core.runnables import RunnableConfig
 
-from funcware.compose.stream.quiet import current_config
+from funcware.compose.stream.hidden import current_config
 from funcware.hooks.types import ModelRequest, ModelResponse
 
 __all__ = ["Delegate", "ModelCall", "Update"]
@@ -39,10 +36,8 @@ class ModelCall:
     set one): made on first need through the ``model_call`` seam."""
 
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
-        """The model bound for ``request``, and what :meth:`respond` needs (``None`` here).
-
-        ``layers`` names the agent's model wraps, for error messages.
-        """
+        """The model bound for ``request``, and what :meth:`respond` needs (``None`` here);
+        ``layers`` names the agent's model wraps, for error messages."""
         if request.response_format is not None and self.formats is not self:
             return self._formats().bind(request, layers)
         model = request.model

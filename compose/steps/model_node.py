@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Optional, cast
+from typing import TYPE_CHECKING, Any, Optional, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -22,9 +22,7 @@ from langgraph.types import Command
 from funcware.compose.observing import Watcher, watcher
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.model_call import ModelCall
-from funcware.compose.steps.pauses import refuse_unresumable
-from funcware.compose.steps.repair import answer_invalid_tool_calls
-from funcware.compose.stream.quiet import (
+from funcware.compose.stream.hidden import (
     agent_config,
     hidden_calls,
     runnable_config,
@@ -35,6 +33,9 @@ from funcware.compose.wraps.results import model_calls
 from funcware.compose.wraps.updates import Writes, merge_writes
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse
+
+if TYPE_CHECKING:
+    from funcware.compose.steps.attempts import Attempts
 
 __all__ = ["ModelNode"]
 
@@ -49,50 +50,9 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
     )
 
 
-def _ran_out(request: ModelRequest[Any], why: str) -> RuntimeError:
-    """A model that raised ``StopIteration`` (langgraph would say only "generator raised ...")."""
-    return RuntimeError(
-        f"The model {type(request.model).__name__} raised StopIteration: it has no answer "
-        f"left (a scripted or fake model given fewer answers than the run needs).{why}"
-    )
-
-
-class _Attempts:
-    """One model step's calls, to keep the feedback a layer added before retrying.
-
-    A layer that catches one of the strategy's ``retry_errors`` (a structured-output
-    error) and calls ``handler`` again with messages appended in place to
-    ``request.messages`` (a validation retry) gets them kept in the state, before the
-    answer, as LangChain keeps them. Other edits of the request (in place without such an
-    error, or through ``override``) stay with that call.
-    """
-
-    def __init__(self, messages: list[AnyMessage]) -> None:
-        self.messages = messages
-        self.length = len(messages)
-        self.failed = False
-        self.last: list[AnyMessage] | None = None
-
-    def note(self, request: ModelRequest[Any], failed: bool) -> None:
-        """Record one call's outcome."""
-        if failed:
-            self.failed = True
-        else:
-            self.last = request.messages
-
-    def feedback(self) -> list[AnyMessage]:
-        """What the successful retry appended to the step's own request list."""
-        if not self.failed or self.last is not self.messages:
-            return []
-        return list(self.messages[self.length :])
-
-
 class ModelNode:
-    """Builds each call's ``ModelRequest``, runs the onion around the model, writes the result.
-
-    The update is the model's messages, then the merged writes of the layers' commands
-    (inner first, outer last; messages accumulate, the outermost value wins on a plain key).
-    """
+    """Builds each call's ``ModelRequest``, runs the onion around the model, writes the result:
+    the model's messages, then the layers' merged writes (the outermost wins a plain key)."""
 
     def __init__(
         self,
@@ -124,13 +84,14 @@ class ModelNode:
     def request(
         self, state: Any, runtime: Any
     ) -> tuple[ModelRequest[Any], list[AnyMessage] | None]:
-        """A fresh request, and the repaired history if invalid tool calls needed replies.
-
-        The request's lists and its ``state`` are copies, so editing them in place
-        changes this call only, never the agent's state.
-        """
+        """A fresh request (its lists and ``state`` are copies a layer may edit), and the
+        repaired history if invalid tool calls needed replies."""
         history: list[AnyMessage] = list(state["messages"])
-        repaired = answer_invalid_tool_calls(history)
+        repaired = None
+        if any(isinstance(m, AIMessage) and m.invalid_tool_calls for m in history):
+            from funcware.compose.steps.repair import answer_invalid_tool_calls
+
+            repaired = answer_invalid_tool_calls(history)
         messages = list(repaired) if repaired is not None else list(history)
         request = ModelRequest(
             model=self.model,
@@ -155,15 +116,9 @@ class ModelNode:
             if isinstance(t, BaseTool) and t.name not in self.executable
         ]
         if unknown:
-            layers = self._layers()
-            raise ValueError(  # LangChain's words first: code matches on them
-                "Middleware added tools that the agent doesn't know how to execute.\n\n"
-                f"Unknown tools: {unknown}\nRegistered tools: {sorted(self.executable)}\n\n"
-                f"A wrap_model_call put them on the model request (the model wraps of this "
-                f"agent: {layers}). Either register them when creating the agent "
-                "(create_agent(tools=[...]) or a middleware's `tools` attribute), or handle "
-                "their calls in a wrap_tool_call middleware."
-            )
+            from funcware.compose.steps.model_errors import unknown_tools
+
+            raise unknown_tools(unknown, self.executable, self._layers())
 
     def _bind(self, request: ModelRequest[Any]) -> tuple[Any, object]:
         return self.call.bind(request, self._layers())
@@ -201,16 +156,16 @@ class ModelNode:
         return self.call.respond(output, bound_for)
 
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
-        """The innermost handler: the model itself, as the strategy calls it.
-
-        What it raises is marked as passed through: no wrap layer gets its note.
-        """
+        """The innermost handler: the model itself, as the strategy calls it (what it raises
+        is marked as passed through)."""
         with passed_through:
             bound, messages, bound_for = self._prepare(request)
             try:
                 output = self.call.invoke(bound, messages, agent_config())
             except StopIteration as exc:
-                raise _ran_out(request, self.call.ran_out(request, bound_for)) from exc
+                from funcware.compose.steps.model_errors import ran_out
+
+                raise ran_out(request, self.call.ran_out(request, bound_for)) from exc
             return self._response(output, bound_for)
 
     async def acall_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
@@ -220,14 +175,21 @@ class ModelNode:
             try:
                 output = await self.call.ainvoke(bound, messages, agent_config())
             except StopIteration as exc:
-                raise _ran_out(request, self.call.ran_out(request, bound_for)) from exc
+                from funcware.compose.steps.model_errors import ran_out
+
+                raise ran_out(request, self.call.ran_out(request, bound_for)) from exc
             return self._response(output, bound_for)
 
-    def _retries_kept(self) -> bool:
-        """Whether a layer may retry after one of the strategy's ``retry_errors``."""
-        return bool(self.wraps) and bool(self.call.retry_errors)
+    def _attempts(self, request: ModelRequest[Any]) -> Attempts | None:
+        """The step's record of attempts, when a layer may retry after one of the strategy's
+        ``retry_errors`` (its feedback is kept)."""
+        if not (self.wraps and self.call.retry_errors):
+            return None
+        from funcware.compose.steps.attempts import Attempts
 
-    def _handler(self, attempts: _Attempts | None, observer: Watcher | None) -> Any:
+        return Attempts(request.messages, self.call.retry_errors)
+
+    def _handler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
         """The innermost handler: the model, observed and noting attempts as needed."""
         call = self.call_model
         if observer is not None:
@@ -236,22 +198,9 @@ class ModelNode:
             def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
                 return observer.model(request, plain)
 
-        if attempts is None:
-            return call
-        errors = self.call.retry_errors
+        return call if attempts is None else attempts.noting(call)
 
-        def noting(request: ModelRequest[Any]) -> ModelResponse[Any]:
-            try:
-                response = call(request)
-            except errors:
-                attempts.note(request, failed=True)
-                raise
-            attempts.note(request, failed=False)
-            return response
-
-        return noting
-
-    def _ahandler(self, attempts: _Attempts | None, observer: Watcher | None) -> Any:
+    def _ahandler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
         """Async :meth:`_handler`."""
         call = self.acall_model
         if observer is not None:
@@ -260,35 +209,17 @@ class ModelNode:
             async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
                 return await observer.amodel(request, plain)
 
-        if attempts is None:
-            return call
-        errors = self.call.retry_errors
-
-        async def noting(request: ModelRequest[Any]) -> ModelResponse[Any]:
-            try:
-                response = await call(request)
-            except errors:
-                attempts.note(request, failed=True)
-                raise
-            attempts.note(request, failed=False)
-            return response
-
-        return noting
+        return call if attempts is None else attempts.anoting(call)
 
     def _update(
         self,
         response: ModelResponse[Any],
         writes: Writes,
         repaired: list[AnyMessage] | None,
-        attempts: _Attempts | None = None,
+        attempts: Attempts | None = None,
     ) -> dict[str, Any] | list[Command[Any]]:
-        """The node's output, shaped as LangChain's so every stream mode shows the same.
-
-        The model's messages (after the repaired history, if any) come first, then each
-        merged write of the layers' commands as its own ``Command``: langgraph's
-        ``messages`` stream reads messages out of a dict or a list of Commands (not out of
-        ``(key, value)`` pairs), and ``updates`` lists one entry per write either way.
-        """
+        """The node's output, shaped as LangChain's so every stream mode shows the same: the
+        model's messages first, then each merged write as its own ``Command``."""
         messages = list(response.result)
         if attempts is not None and (feedback := attempts.feedback()):
             messages = [*feedback, *messages]
@@ -312,6 +243,8 @@ class ModelNode:
             with runnable_config(config), hidden_calls(config if self.wraps else None, self.model):
                 yield
         except GraphInterrupt as exc:
+            from funcware.compose.steps.pauses import refuse_unresumable
+
             refuse_unresumable(exc, config, "the model step")
             raise
 
@@ -322,7 +255,7 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         request, repaired = self.request(state, runtime)
-        attempts = _Attempts(request.messages) if self._retries_kept() else None
+        attempts = self._attempts(request)
         with self._step(config):  # the run's config current first: it says who observes
             observer = watcher()
             onion = self.onions.sync(observer)
@@ -338,7 +271,7 @@ class ModelNode:
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
         request, repaired = self.request(state, runtime)
-        attempts = _Attempts(request.messages) if self._retries_kept() else None
+        attempts = self._attempts(request)
         with self._step(config):  # the run's config current first: it says who observes
             observer = watcher()
             onion = self.onions.async_(observer)

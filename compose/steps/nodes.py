@@ -6,7 +6,6 @@ one of the targets the hook declared; anything else is an :class:`InvalidJumpErr
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from functools import partial
 from typing import Any, Optional
@@ -16,18 +15,13 @@ from langgraph.graph import END
 from langgraph.types import Command, Send
 
 from funcware.compose.observing import watcher
-from funcware.compose.steps.failures import note_raised
 from funcware.compose.steps.jumplog import record_jump
 from funcware.compose.steps.keys import check_keys, written_keys
-from funcware.compose.steps.pauses import refuse_unresumable
-from funcware.compose.stream.quiet import hidden_calls, runnable_config
-from funcware.compose.wraps.results import returned
+from funcware.compose.stream.hidden import hidden_calls, runnable_config
 from funcware.compose.wraps.updates import update_writes
 from funcware.errors import InvalidJumpError, UnknownNodeError
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
-from funcware.hooks.types import JUMP_TARGETS
-from funcware.hooks.wording import a
 
 __all__ = [
     "InvalidJumpError",
@@ -38,6 +32,11 @@ __all__ = [
     "run_node_async",
 ]
 
+Result = dict[str, Any] | Command[Any] | None
+"""What a node hook returns (checked)."""
+Keys = frozenset[str] | None
+"""The keys (or nodes) a result may write (or go to); ``None``: any."""
+
 
 def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) -> None:
     """Refuse a ``goto`` to a node not in ``nodes`` (langgraph would log and go on)."""
@@ -46,45 +45,24 @@ def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) 
     gotos = command.goto if isinstance(command.goto, (list, tuple)) else [command.goto]
     for goto in gotos:
         name = goto.node if isinstance(goto, Send) else goto
-        if name in nodes or name == END:
-            continue
-        close = difflib.get_close_matches(str(name), sorted(nodes), n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise UnknownNodeError(
-            f"{owner} returned Command(goto={name!r}), but this agent has no node "
-            f"{name!r}, so langgraph would ignore it and go on.{hint} Its nodes: "
-            f"{', '.join(sorted(nodes))} (and END). To move between the agent's steps, "
-            "return {'jump_to': 'model' | 'tools' | 'end'} from a hook that declares "
-            "can_jump_to."
-        )
+        if name not in nodes and name != END:
+            from funcware.compose.steps.node_errors import unknown_node
+
+            raise unknown_node(name, nodes, owner)
 
 
 def _check_jump(target: object, impl: HookImpl) -> None:
-    if target is None or target in impl.can_jump_to:
-        return
-    allowed = ", ".join(repr(t) for t in impl.can_jump_to) or "none declared"
-    if target not in JUMP_TARGETS:
-        problem = f"jump_to={target!r}, which is not a jump target (use 'model', 'tools' or 'end')"
-    else:
-        targets = ", ".join(repr(t) for t in (*impl.can_jump_to, target))
-        problem = (
-            f"jump_to={target!r}, which it did not declare; declare it with "
-            f"@{impl.hook}(can_jump_to=[{targets}]) or @hook_config(can_jump_to=[{targets}])"
-        )
-    raise InvalidJumpError(f"{impl.describe()} returned {problem}. Allowed targets: {allowed}.")
+    if target is not None and target not in impl.can_jump_to:
+        from funcware.compose.steps.node_errors import invalid_jump
+
+        raise invalid_jump(target, impl)
 
 
 def check_node_result(
-    result: object,
-    impl: HookImpl,
-    known: frozenset[str] | None = None,
-    nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
-    """``result`` if it is a valid node-hook result.
-
-    With ``known``, it may write only those state keys; with ``nodes``, a ``Command``
-    may ``goto`` only those nodes.
-    """
+    result: object, impl: HookImpl, known: Keys = None, nodes: Keys = None
+) -> Result:
+    """``result`` if it is a valid node-hook result (with ``known``: writing only those keys;
+    with ``nodes``: a ``Command`` going only to those nodes)."""
     if result is None:
         return None
     if isinstance(result, Command):
@@ -100,10 +78,9 @@ def check_node_result(
         _check_jump(result.get("jump_to"), impl)
         check_keys(written_keys(result), known, impl.describe())
         return dict(result)
-    raise TypeError(
-        f"{impl.describe()} returned {returned(result)}; {a(impl.hook)} hook must "
-        "return a dict of state updates, a langgraph Command, or None."
-    )
+    from funcware.compose.steps.node_errors import not_a_result
+
+    raise not_a_result(result, impl)
 
 
 def _hiding(impl: HookImpl, config: RunnableConfig | None) -> RunnableConfig | None:
@@ -124,17 +101,16 @@ def _arguments(
 
 def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -> None:
     """Note ``exc`` on the hook that raised it (an interrupt needs a checkpointer)."""
+    from funcware.compose.steps.error_notes import note_raised
+    from funcware.compose.steps.pauses import refuse_unresumable
+
     note_raised(exc, impl)
     refuse_unresumable(exc, config, impl.describe())
 
 
 def _returned(
-    result: object,
-    impl: HookImpl,
-    config: RunnableConfig | None,
-    known: frozenset[str] | None,
-    nodes: frozenset[str] | None,
-) -> dict[str, Any] | Command[Any] | None:
+    result: object, impl: HookImpl, config: RunnableConfig | None, known: Keys, nodes: Keys
+) -> Result:
     """The hook's checked result; a jump in it is remembered for the run's errors."""
     checked = check_node_result(result, impl, known, nodes)
     if checked is not None:
@@ -146,16 +122,11 @@ def _call_node(
     impl: HookImpl,
     state: Any,
     runtime: Any,
-    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    *,
-    known: frozenset[str] | None = None,
-    nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from sync code (an async-only hook runs on an event loop).
-
-    With ``known``, the result may write only those state keys; with ``nodes``, a
-    ``Command`` may go only to those nodes.
-    """
+    config: RunnableConfig | None,
+    known: Keys,
+    nodes: Keys,
+) -> Result:
+    """:func:`run_node`, unobserved."""
     try:
         with runnable_config(config), hidden_calls(_hiding(impl, config)):
             if impl.sync is not None:
@@ -177,15 +148,11 @@ async def _acall_node(
     impl: HookImpl,
     state: Any,
     runtime: Any,
-    config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
-    *,
-    known: frozenset[str] | None = None,
-    nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from async code (a sync-only hook runs on a worker thread).
-
-    ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
-    """
+    config: RunnableConfig | None,
+    known: Keys,
+    nodes: Keys,
+) -> Result:
+    """:func:`run_node_async`, unobserved."""
     try:
         with runnable_config(config), hidden_calls(_hiding(impl, config)):
             if impl.async_ is not None:
@@ -211,19 +178,14 @@ def run_node(
     *,
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from sync code (an async-only hook runs on an event loop).
-
-    With ``known``, the result may write only those state keys; with ``nodes``, a
-    ``Command`` may go only to those nodes. While something observes the run, the
-    watcher runs it (see :mod:`funcware.compose.observing`).
-    """
+) -> Result:
+    """Call the hook from sync code (an async-only hook runs on an event loop); with
+    ``known`` it may write only those keys, with ``nodes`` go only to those nodes. While
+    something observes the run, the watcher runs it."""
     observer = watcher()
     if observer is None:
-        return _call_node(impl, state, runtime, config, known=known, nodes=nodes)
-    return observer.node(
-        impl, partial(_call_node, impl, state, runtime, config, known=known, nodes=nodes)
-    )
+        return _call_node(impl, state, runtime, config, known, nodes)
+    return observer.node(impl, partial(_call_node, impl, state, runtime, config, known, nodes))
 
 
 async def run_node_async(
@@ -234,15 +196,11 @@ async def run_node_async(
     *,
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
-) -> dict[str, Any] | Command[Any] | None:
-    """Call the hook from async code (a sync-only hook runs on a worker thread).
-
-    ``config`` is the node's config, made current on Python 3.10 (see ``runnable_config``).
-    While something observes the run, the watcher runs it.
-    """
+) -> Result:
+    """Async :func:`run_node` (a sync-only hook runs on a worker thread)."""
     observer = watcher()
     if observer is None:
-        return await _acall_node(impl, state, runtime, config, known=known, nodes=nodes)
+        return await _acall_node(impl, state, runtime, config, known, nodes)
     return await observer.anode(
-        impl, partial(_acall_node, impl, state, runtime, config, known=known, nodes=nodes)
+        impl, partial(_acall_node, impl, state, runtime, config, known, nodes)
     )

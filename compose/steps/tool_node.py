@@ -17,8 +17,7 @@ from langgraph.errors import GraphInterrupt
 
 from funcware.compose.observing import watcher
 from funcware.compose.steps.failures import passed_through
-from funcware.compose.steps.pauses import refuse_unresumable
-from funcware.compose.stream.quiet import (
+from funcware.compose.stream.hidden import (
     agent_config,
     current_config,
     hidden_calls,
@@ -90,6 +89,8 @@ class ToolWrapper:
         return result
 
     def _interrupted(self, exc: GraphInterrupt, request: ToolCallRequest) -> None:
+        from funcware.compose.steps.pauses import refuse_unresumable
+
         config = getattr(request.runtime, "config", None)
         refuse_unresumable(exc, config, f"the tool {request.tool_call['name']!r}")
 

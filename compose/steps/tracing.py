@@ -1,14 +1,7 @@
-"""What a middleware's hook spans record: LangChain 1.5's trace policy.
-
-``TracePolicy`` and ``omit_payload`` are langgraph's. A middleware's ``trace_policy``
-(class or instance attribute; ``None`` by default) shapes what its hook spans record; when
-it is ``None``, the process-wide default set with :func:`configure_trace_policy` applies.
-The middleware's own policy replaces the default whole (no field-level merge), as in
-LangChain. :func:`resolve_trace_policy` gives the effective policy now;
-:func:`hook_trace_policy` gives the policy to attach to a hook's span, which reads the
-default each time the span records, so ``configure_trace_policy`` called after the agent
-was built still applies (LangChain's order). ``create_agent`` attaches it to every
-node-hook node; whatever records wrap-hook spans should do the same.
+"""What a middleware's hook spans record: LangChain 1.5's trace policy (langgraph's
+``TracePolicy``). A middleware's own ``trace_policy`` replaces the process-wide default
+(:func:`configure_trace_policy`) whole, as in LangChain; a span reads the default when it
+records, so configuring it after the agent was built still applies.
 """
 
 from __future__ import annotations

@@ -1,28 +1,17 @@
-"""Keeping model calls out of the user's stream: middleware's own calls, and held turns.
+"""What streams despite :mod:`.hidden`, and model calls kept out of the user's stream.
 
-Two tools, both on the runnable config that langchain-core passes implicitly to every
-``model.invoke()``:
-
-- :func:`hidden_calls` runs a hook with langgraph's ``nostream`` tag added to the current
-  config, so a model the hook calls itself (a summarizer, a grader) stays out of
-  ``stream_mode="messages"``, as LangChain's own middleware do. The agent's own model
-  call (and a tool's run) is made with :func:`agent_config`, the node's config as it was.
-  Given the agent's model, a wrap layer that streams that model itself (eager tool
-  calling) streams token by token, as the agent's call would. :func:`visible_layers`
-  lets a layer whose middleware sets ``stream_internal_calls=True`` run unhidden.
-- :func:`quiet_config` is a config without the streaming callback handlers (messages
-  stream, ``astream_events``, v3 events) but with every other handler (tracers), for a
-  model call whose tokens a guard holds back.
+Loaded only when needed: :class:`AgentModelStreams` lets the ``messages`` stream see the
+agent's own model under the ``nostream`` tag; :func:`shown_layers` runs layers that set
+``stream_internal_calls=True`` unhidden; :func:`quiet_config` drops the handlers that
+stream tokens (a guard's held turn); :func:`under_callbacks` runs a block as a child run.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
 
@@ -30,32 +19,37 @@ from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.constants import TAG_NOSTREAM
-from langgraph.pregel._messages import StreamMessagesHandler
 
 try:  # the marker langchain-core gives every handler that streams tokens to a user
     from langchain_core.tracers._streaming import _StreamingCallbackHandler as _Streaming
 except ImportError:  # pragma: no cover - older langchain-core
     _Streaming = None  # type: ignore[assignment,misc]
 
+from funcware.compose.stream.hidden import (
+    AGENT_CONFIG,
+    agent_config,
+    current_config,
+    hidden_calls,
+    runnable_config,
+    visible_layers,
+)
 from funcware.hooks.middleware import HookImpl
 
-__all__ = [
+__all__ = [  # the features import the hidden.py names from here too
+    "AgentModelStreams",
     "agent_config",
     "current_config",
     "hidden_calls",
+    "own_config",
     "quiet_config",
     "runnable_config",
+    "shown_layers",
     "under_callbacks",
     "visible_layers",
 ]
 
-_AGENT_CONFIG: ContextVar[tuple[RunnableConfig, RunnableConfig] | None] = ContextVar(
-    "funcware_agent_config", default=None
-)
-"""``(hidden config, the node's own config)`` while :func:`hidden_calls` is active."""
 
-
-class _AgentModelStreams(BaseCallbackHandler):
+class AgentModelStreams(BaseCallbackHandler):
     """Lets the ``messages`` stream see the agent's own model despite the ``nostream`` tag.
 
     A run is the agent's model when langchain-core reports it with the model's cached
@@ -95,53 +89,12 @@ class _AgentModelStreams(BaseCallbackHandler):
             )
 
 
-def _with_agent_model(config: RunnableConfig, agent_model: object) -> RunnableConfig:
-    """``config`` whose callbacks also stream ``agent_model``'s runs (when ``messages`` streams).
-
-    Only langgraph's ``messages`` handlers read the tag; other handlers (events, tools)
-    already see every run.
-    """
-    callbacks: Any = config.get("callbacks")
-    serialized = getattr(agent_model, "_serialized", None)
-    if serialized is None or not isinstance(callbacks, BaseCallbackManager):
-        return config
-    streams = [h for h in callbacks.handlers if isinstance(h, StreamMessagesHandler)]
-    if not streams:
-        return config
-    manager = callbacks.copy()
-    manager.add_handler(_AgentModelStreams(serialized, streams), inherit=True)
-    return {**config, "callbacks": manager}
-
-
-@contextmanager
-def hidden_calls(config: RunnableConfig | None, agent_model: object = None) -> Iterator[None]:
-    """Within, model calls that use the current config carry the ``nostream`` tag.
-
-    :func:`agent_config` gives ``config`` itself, for the call the agent makes. Calls to
-    ``agent_model`` (if given) still stream.
-    """
-    if config is None:
-        yield
-        return
-    tags = config.get("tags") or []
-    hidden: RunnableConfig = {**config, "tags": [*tags, TAG_NOSTREAM]}
-    if agent_model is not None:
-        hidden = _with_agent_model(hidden, agent_model)
-    own = _AGENT_CONFIG.set((hidden, config))
-    token = var_child_runnable_config.set(hidden)
-    try:
-        yield
-    finally:
-        var_child_runnable_config.reset(token)
-        _AGENT_CONFIG.reset(own)
-
-
 def _shown(sync: Callable[..., Any]) -> Callable[..., Any]:
     """``sync`` run with the node's config; the handler it gets hides again, for inner layers."""
 
     @functools.wraps(sync)
     def layer(request: Any, handler: Callable[[Any], Any]) -> Any:
-        pair = _AGENT_CONFIG.get()
+        pair = AGENT_CONFIG.get()
         if pair is None:
             return sync(request, handler)
         hidden, own = pair
@@ -161,7 +114,7 @@ def _ashown(async_: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(async_)
     async def layer(request: Any, handler: Callable[[Any], Any]) -> Any:
-        pair = _AGENT_CONFIG.get()
+        pair = AGENT_CONFIG.get()
         if pair is None:
             return await async_(request, handler)
         hidden, own = pair
@@ -176,12 +129,8 @@ def _ashown(async_: Callable[..., Any]) -> Callable[..., Any]:
     return layer
 
 
-def visible_layers(impls: Sequence[HookImpl]) -> list[HookImpl]:
-    """``impls``, each whose middleware sets ``stream_internal_calls=True`` run unhidden.
-
-    Such a layer's own model calls show in the ``messages`` stream; the layers inside it
-    stay hidden unless they opt in too. Others are returned as they are (no cost).
-    """
+def shown_layers(impls: Sequence[HookImpl]) -> list[HookImpl]:
+    """``impls``, each whose middleware sets ``stream_internal_calls=True`` run unhidden."""
     return [
         dataclasses.replace(
             impl,
@@ -192,18 +141,6 @@ def visible_layers(impls: Sequence[HookImpl]) -> list[HookImpl]:
         else impl
         for impl in impls
     ]
-
-
-def agent_config() -> RunnableConfig | None:
-    """The config the agent's own model call runs with (``None``: the current one).
-
-    Only inside the :func:`hidden_calls` scope that set it: a graph run nested in a hook
-    has a config of its own, and its calls use that.
-    """
-    pair = _AGENT_CONFIG.get()
-    if pair is not None and var_child_runnable_config.get() is pair[0]:
-        return pair[1]
-    return None
 
 
 def own_config() -> RunnableConfig | None:
@@ -218,18 +155,18 @@ def under_callbacks(callbacks: Any) -> Iterator[None]:
     the agent's own config if :func:`hidden_calls` set one: what runs inside (middleware's
     own calls, the agent's model call) is a child of that run and streams as before."""
     current = var_child_runnable_config.get() or {}
-    pair = _AGENT_CONFIG.get()
+    pair = AGENT_CONFIG.get()
     hidden: RunnableConfig = {**current, "callbacks": callbacks}
     own = None
     if pair is not None and current is pair[0]:
-        own = _AGENT_CONFIG.set((hidden, {**pair[1], "callbacks": callbacks}))
+        own = AGENT_CONFIG.set((hidden, {**pair[1], "callbacks": callbacks}))
     token = var_child_runnable_config.set(hidden)
     try:
         yield
     finally:
         var_child_runnable_config.reset(token)
         if own is not None:
-            _AGENT_CONFIG.reset(own)
+            AGENT_CONFIG.reset(own)
 
 
 def _is_streaming(handler: object) -> bool:
@@ -249,35 +186,3 @@ def quiet_config(config: RunnableConfig | None) -> RunnableConfig:
     if isinstance(callbacks, list):
         return {**base, "callbacks": [h for h in callbacks if not _is_streaming(h)]}
     return base
-
-
-@contextmanager
-def current_config(config: RunnableConfig) -> Iterator[None]:
-    """Within, ``config`` is the current config, so no runnable merges the outer one back in.
-
-    (A bound model merges the current config into the one it is given: passing a quiet
-    config alone would bring the streaming handlers back.)
-    """
-    token = var_child_runnable_config.set(config)
-    try:
-        yield
-    finally:
-        var_child_runnable_config.reset(token)
-
-
-@contextmanager
-def runnable_config(config: RunnableConfig | None) -> Iterator[None]:
-    """Make a node's ``config`` the current runnable config, on Python 3.10.
-
-    From 3.11 langgraph runs each node in a context that carries its config, so
-    ``interrupt()``, ``get_stream_writer()`` and model callbacks find it. On 3.10
-    asyncio cannot, and async nodes run without it; funcware's nodes set it here.
-    """
-    if config is None or sys.version_info >= (3, 11):
-        yield
-        return
-    token = var_child_runnable_config.set(config)
-    try:
-        yield
-    finally:
-        var_child_runnable_config.reset(token)

@@ -1,10 +1,6 @@
-"""What an agent's graph streams beyond its nodes: transformers and run metadata.
-
-As LangChain's ``create_agent``: the compiled graph registers langgraph's tool-call
-projection (``run.tool_calls``), the sub-agent projection (``run.subagents``), every
-middleware's ``transformers`` and then ``create_agent(transformers=...)``, each factory once;
-and every run's metadata says which integration built the agent and, with ``name=``, its name
-(``lc_agent_name``), so each streamed chunk carries it.
+"""What an agent's graph streams beyond its nodes, as LangChain's ``create_agent``: the
+tool-call and sub-agent projections, the middleware's and then ``create_agent``'s
+``transformers`` (each factory once), and run metadata (``lc_agent_name`` with ``name=``).
 """
 
 from __future__ import annotations
@@ -63,9 +59,8 @@ _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 @functools.cache
 def langchain_module(name: str) -> ModuleType | None:
     """LangChain's module ``name`` when the ``langchain`` distribution is installed and the
-    module imports, else ``None``; asked once per process. Where funcware takes LangChain's
-    class for code written against it, this decides: what is installed, never what happens
-    to have been imported (an environment without it never sees an import attempt)."""
+    module imports, else ``None``; asked once per process (what is installed decides, never
+    what happens to have been imported)."""
     try:
         importlib.metadata.distribution("langchain")
     except importlib.metadata.PackageNotFoundError:
@@ -84,8 +79,7 @@ def _langchain_subagents() -> TransformerFactory | None:
 
 def subagent_transformer() -> TransformerFactory:
     """The sub-agent projection: LangChain's transformer when LangChain is installed (code
-    written for it checks for its handle class), else funcware's, which streams the same
-    handles. Decided by what is installed, never by what was imported."""
+    written for it checks for its handle class), else funcware's, with the same handles."""
     return _langchain_subagents() or SubagentTransformer
 
 

@@ -1,10 +1,6 @@
-"""``run.subagents``: nested named agents as their own stream handles (v3 streaming).
-
-A named agent (``create_agent(name=...)``) stamps ``lc_agent_name`` on its run's metadata.
-When such an agent runs inside another graph (typically from a tool), its task events carry
-that name; :class:`SubagentTransformer` then opens a handle on ``run.subagents`` for the
-nested namespace and feeds it that namespace's events, as LangChain's agents do. Built on
-langgraph's :class:`~langgraph.stream.SubgraphTransformer`, which does the bookkeeping.
+"""``run.subagents``: nested named agents (``create_agent(name=...)``, run from a tool, say)
+as their own stream handles (v3 streaming), as LangChain's agents give them; built on
+langgraph's :class:`~langgraph.stream.SubgraphTransformer`.
 """
 
 from __future__ import annotations

@@ -1,48 +1,32 @@
 """A run of wrap layers of one flavour, folded per call: one :class:`Handler` per layer call.
 
-The handler given to layer ``i`` is the bound ``call`` of a :class:`Handler` made when
-layer ``i`` is called. Each call of it runs layer ``i + 1`` with a handler of its own (or,
-after the last layer, the piece inside the run: the tail or a bridged run), checks what
-that layer returned (``CallKind.normalize``; a result of exactly the ``plain`` type passes
-as is), and notes an error on the layer that raised it. So a layer costs two stack frames
-(its handler's ``call`` and its own function), as nested calls do, and each attempt of a
-handler (a retry, or attempts that overlap) has its own handlers inside it, so attempts
-never mix.
-
-A handler keeps the writes (commands) of what lies inside its last attempt that returned;
-a layer's result carries those, then its own. A failed attempt clears them, and a layer
-that never calls its handler passes none on. A handler also counts its calls and answers,
-so a layer that throws an answer away is warned about (:class:`DoubleCallWarning`) and an
-observer can tell how the layer ended.
+The handler given to layer ``i`` runs layer ``i + 1`` (or the piece inside the run) with a
+handler of its own, checks its result, notes an error on the layer that raised it, keeps the
+writes of its last attempt that returned and counts calls and answers (:mod:`.double_calls`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from funcware.compose.steps.failures import note_passed_through, note_raised
+from funcware.compose.steps.failures import note_passed_through
 from funcware.compose.wraps.updates import NO_WRITES, Writes
-from funcware.errors import DoubleCallWarning
 from funcware.hooks.middleware import HookImpl
 
 if TYPE_CHECKING:
     from funcware.compose.wraps.onion import CallKind
 
 __all__ = [
-    "AsyncHandler",
     "AsyncPiece",
     "AsyncTail",
     "Handler",
+    "LayerWrap",
     "Outcome",
     "Piece",
     "Run",
     "Tail",
-    "async_chain",
-    "async_outcome_piece",
-    "async_tail_piece",
-    "outcome_piece",
+    "funcs",
     "sync_chain",
     "tail_piece",
 ]
@@ -55,28 +39,12 @@ Piece = Callable[[Any, Any], Outcome]
 """Takes ``(request, tail)``; returns the outcome ``(response, writes)``."""
 AsyncPiece = Callable[[Any, Any], Awaitable[Outcome]]
 LayerWrap = Callable[[HookImpl, Callable[..., Any], bool], Callable[..., Any]]
-"""Wraps a layer's function (``(request, handler) -> result``; async when the flag is
-true) once, at build."""
+"""Wraps a layer's function (async when the flag is true) once, at build."""
 
 
 def tail_piece(request: Any, tail: Tail) -> Outcome:
     """The innermost piece of a sync onion: the tail itself, which writes nothing."""
     return tail(request), NO_WRITES
-
-
-async def async_tail_piece(request: Any, tail: AsyncTail) -> Outcome:
-    """The innermost piece of an async onion."""
-    return await tail(request), NO_WRITES
-
-
-def outcome_piece(request: Any, tail: Callable[[Any], Outcome]) -> Outcome:
-    """The innermost piece of a run bridged into an onion: its tail gives an outcome."""
-    return tail(request)
-
-
-async def async_outcome_piece(request: Any, tail: Callable[[Any], Awaitable[Outcome]]) -> Outcome:
-    """The async :func:`outcome_piece`."""
-    return await tail(request)
 
 
 class Run:
@@ -95,41 +63,20 @@ class Run:
         self.hook = kind.hook
         self.normalize = kind.normalize
         self.plain = kind.plain
-        self.warned: set[int] = set()
-        """Layers already warned about for a double call."""
+        self.warned: set[int] = set()  # layers warned about for a double call
 
     def checked(self, at: int, result: Any, inner: Handler) -> Outcome:
-        """Layer ``at``'s ``result`` as an outcome: its response, and the writes it carries."""
+        """Layer ``at``'s ``result`` as ``(response, the writes it carries)``."""
         if result.__class__ is self.plain:
             response, writes = result, inner.writes
         else:
             response, own = self.normalize(result, self.impls[at])
             writes = inner.writes + own if own else inner.writes
         if inner.again:
-            self.check_double_call(at, inner, response)
-        return response, writes
+            from funcware.compose.wraps.double_calls import check_double_call
 
-    def check_double_call(self, at: int, handler: Handler, response: Any) -> None:
-        """Warn, once per layer, if layer ``at`` returned the last of several answers it got
-        (a retry throws the earlier answers away) and did not declare ``handler.retry``."""
-        if response is not handler.answer or at in self.warned:
-            return
-        self.warned.add(at)
-        impl = self.impls[at]
-        if "handler.retry" in (getattr(impl.middleware, "writes", None) or ()):
-            return
-        paid = "model" if self.hook == "wrap_model_call" else "tool"
-        warnings.warn(
-            DoubleCallWarning(
-                f"{impl.describe()} called its handler again after the handler had returned "
-                f"an answer, and returned the later answer: the earlier answer was thrown "
-                f"away and the {paid} was paid for {handler.answered} times. If this retry "
-                "is meant, declare it with writes=['handler.retry'] (an option of the "
-                "decorator, or the middleware class's `writes` attribute); otherwise call "
-                "the handler once and reuse its answer."
-            ),
-            stacklevel=3,
-        )
+            check_double_call(self, at, inner, response)
+        return response, writes
 
 
 class Handler:
@@ -139,18 +86,12 @@ class Handler:
 
     def __init__(self, run: Run, at: int, tail: Any) -> None:
         self.run, self.at, self.tail = run, at, tail
-        self.calls = 0
-        """How many times it was called."""
-        self.answered = 0
-        """How many of those calls returned."""
-        self.again = False
-        """Whether a call started after an earlier one had returned."""
-        self.answer: Any = None
-        """The response of the last call that returned."""
-        self.request: Any = None
-        """The request of the last call."""
-        self.writes: Writes = NO_WRITES
-        """The writes of what lies inside the last call that returned (cleared by a failure)."""
+        self.calls = 0  # how many times it was called
+        self.answered = 0  # how many of those calls returned
+        self.again = False  # whether a call started after an earlier one had returned
+        self.answer: Any = None  # the response of the last call that returned
+        self.request: Any = None  # the request of the last call
+        self.writes: Writes = NO_WRITES  # of the last call that returned; cleared by a failure
 
     def _started(self, request: Any) -> int:
         self.calls += 1
@@ -164,6 +105,8 @@ class Handler:
         if at == self.run.size:
             note_passed_through(exc)
         else:
+            from funcware.compose.steps.error_notes import note_raised
+
             note_raised(exc, self.run.impls[at])
 
     def _returned(self, response: Any, writes: Writes) -> Any:
@@ -188,28 +131,8 @@ class Handler:
         return self._returned(response, writes)
 
 
-class AsyncHandler(Handler):
-    """The async :class:`Handler`: the same steps around an awaited call."""
-
-    __slots__ = ()
-
-    async def call(self, request: Any) -> Any:
-        at = self._started(request)
-        run = self.run
-        try:
-            if at == run.size:
-                response, writes = await run.inner(request, self.tail)
-            else:
-                inner = AsyncHandler(run, at, self.tail)
-                result = await run.funcs[at](request, inner.call)
-                response, writes = run.checked(at, result, inner)
-        except BaseException as exc:
-            self._failed(exc, at)
-            raise
-        return self._returned(response, writes)
-
-
-def _funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
+def funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
+    """Each layer's function of flavour ``attr`` (``sync`` or ``async_``), wrapped by ``wrap``."""
     funcs = [getattr(impl, attr) for impl in impls]
     assert funcs and all(func is not None for func in funcs)
     if wrap is not None:
@@ -224,23 +147,10 @@ def sync_chain(
 ) -> Piece:
     """Sync layers ``impls`` (first outermost) around ``inner``, as one piece; ``wrap``, if
     given, wraps each layer's function (an observer's)."""
-    run = Run(impls, _funcs(impls, "sync", wrap), kind, inner)
+    run = Run(impls, funcs(impls, "sync", wrap), kind, inner)
 
     def piece(request: Any, tail: Tail) -> Outcome:
         entry = Handler(run, -1, tail)
         return entry.call(request), entry.writes
-
-    return piece
-
-
-def async_chain(
-    impls: Sequence[HookImpl], kind: CallKind, inner: AsyncPiece, wrap: LayerWrap | None = None
-) -> AsyncPiece:
-    """Async layers ``impls`` (first outermost) around ``inner``, as one piece."""
-    run = Run(impls, _funcs(impls, "async_", wrap), kind, inner)
-
-    async def piece(request: Any, tail: AsyncTail) -> Outcome:
-        entry = AsyncHandler(run, -1, tail)
-        return await entry.call(request), entry.writes
 
     return piece

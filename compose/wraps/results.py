@@ -13,7 +13,7 @@ from funcware.compose.wraps.onion import CallKind, Outcome
 from funcware.compose.wraps.updates import NO_WRITES, update_writes
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
-from funcware.hooks.wording import a, returned
+from funcware.hooks.wording import returned
 
 __all__ = [
     "MODEL_CALLS",
@@ -46,20 +46,10 @@ def as_model_response(value: object) -> ModelResponse[Any] | None:
 def _command_writes(command: object, impl: HookImpl) -> Any:
     if command is None:
         return NO_WRITES
-    if not isinstance(command, Command):
-        raise TypeError(
-            f"{impl.describe()} returned an ExtendedModelResponse whose command is "
-            f"{a(type(command).__name__)}; use langgraph.types.Command(update={{...}})."
-        )
-    for field in ("goto", "resume", "graph"):
-        if getattr(command, field):
-            # LangChain's sentence first (code matches on it), then where it came from.
-            raise NotImplementedError(
-                f"Command {field} is not yet supported in wrap_model_call middleware. "
-                f"{impl.describe()} returned a Command with {field}={getattr(command, field)!r} "
-                "in an ExtendedModelResponse; only `update` is supported there. To route the "
-                "agent, use the jump_to state field with before_model/after_model hooks instead."
-            )
+    if not isinstance(command, Command) or command.goto or command.resume or command.graph:
+        from funcware.compose.wraps.result_errors import bad_command
+
+        raise bad_command(command, impl)
     return update_writes(command.update, impl.describe())
 
 
@@ -68,22 +58,19 @@ def _normalize_model(value: object, impl: HookImpl, known: frozenset[str] | None
         return checked_response(value, impl.describe()), NO_WRITES
     if isinstance(value, AIMessage):
         return ModelResponse(result=[value]), NO_WRITES
-    if isinstance(value, ExtendedModelResponse):
-        inner = as_model_response(value.model_response)
-        if inner is None:
-            raise TypeError(
-                f"{impl.describe()} returned an ExtendedModelResponse whose model_response "
-                f"is {returned(value.model_response)}; it must be a ModelResponse: "
-                "ExtendedModelResponse(model_response=handler(request), command=Command(...))."
-            )
-        checked_response(inner, impl.describe())
-        writes = _command_writes(value.command, impl)
-        check_keys((key for key, _ in writes), known, impl.describe())
-        return inner, writes
-    raise TypeError(
-        f"{impl.describe()} returned {returned(value)}; a wrap_model_call hook must return "
-        "a ModelResponse, an AIMessage or an ExtendedModelResponse."
-    )
+    if not isinstance(value, ExtendedModelResponse):
+        from funcware.compose.wraps.result_errors import not_a_model_result
+
+        raise not_a_model_result(value, impl)
+    inner = as_model_response(value.model_response)
+    if inner is None:
+        from funcware.compose.wraps.result_errors import bad_inner_response
+
+        raise bad_inner_response(value.model_response, impl)
+    checked_response(inner, impl.describe())
+    writes = _command_writes(value.command, impl)
+    check_keys((key for key, _ in writes), known, impl.describe())
+    return inner, writes
 
 
 def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:
@@ -91,10 +78,9 @@ def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None)
         check_keys(written_keys(value), known, impl.describe())
     if isinstance(value, (ToolMessage, Command)):
         return value, NO_WRITES
-    raise TypeError(
-        f"{impl.describe()} returned {returned(value)}; a wrap_tool_call hook must return "
-        "a ToolMessage or a langgraph Command."
-    )
+    from funcware.compose.wraps.result_errors import not_a_tool_result
+
+    raise not_a_tool_result(value, impl)
 
 
 def model_calls(known: frozenset[str] | None = None) -> CallKind:

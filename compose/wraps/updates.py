@@ -1,8 +1,5 @@
-"""State updates as ordered ``(key, value)`` writes, and merging them so the outer layer wins.
-
-Writes are collected inner first, outer last. Merging keeps every write to a key that has
-a reducer (``messages``), in order, so each goes through the reducer; on a plain key only
-the last (outermost) write survives, so langgraph never sees two writes to one plain key.
+"""State updates as ordered ``(key, value)`` writes (inner first, outer last), merged so
+every write to a reducer key is kept and the outermost write to a plain key wins.
 """
 
 from __future__ import annotations
@@ -53,12 +50,8 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def as_update(writes: Writes) -> dict[str, Any] | list[tuple[str, Any]]:
-    """Writes as a ``Command.update``: a dict when every key is written once.
-
-    Several ``messages`` writes are joined into one list (``add_messages`` applied to the
-    joined list gives the same state as applying it to each part in turn). Any other key
-    written more than once keeps the list-of-pairs form, so its reducer sees every value.
-    """
+    """Writes as a ``Command.update``: a dict when every key is written once (``messages``
+    writes joined into one list); else ``(key, value)`` pairs, so a reducer sees each."""
     joined: list[tuple[str, Any]] = []
     messages_at: int | None = None
     for key, value in writes:

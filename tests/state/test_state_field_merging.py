@@ -3,8 +3,8 @@
 Modelled on deepagents-code: its goal tools declare ``rubric: NotRequired[str | None]``
 and deepagents' rubric middleware ``rubric: NotRequired[str]``. One type holds the other,
 so the agent builds with the wider one (whatever the order), runs both middleware's code,
-and warns about nothing; types that do not nest (``int`` beside ``str``) are still
-reported, naming both middleware.
+and warns about nothing; types that do not nest (``int`` beside ``str``) build too, as
+LangChain builds them (the later declaration wins), with one warning naming both middleware.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from langchain_core.messages import HumanMessage
 from typing_extensions import NotRequired, get_type_hints
 
 from funcware import AgentMiddleware, AgentState, PrivateStateAttr, compose, create_agent
+from funcware.errors import StateSchemaConflictWarning
 from funcware.testing import ScriptedChatModel
 
 
@@ -89,7 +90,13 @@ def test_compose_merges_them_too() -> None:
     assert get_type_hints(merged, include_extras=True)["rubric"] == NotRequired[str | None]
 
 
-def test_types_that_do_not_nest_are_still_reported_naming_both() -> None:
-    with pytest.raises(ValueError, match="State field 'rubric'") as error:
-        create_agent(ScriptedChatModel(responses=[]), middleware=[Rubric(), Counter()])
-    assert "'Rubric'" in str(error.value) and "'Counter'" in str(error.value)
+def test_types_that_do_not_nest_build_with_one_warning_naming_both() -> None:
+    with pytest.warns(StateSchemaConflictWarning, match="State field 'rubric'") as caught:
+        agent = create_agent(ScriptedChatModel(responses=["ok"]), middleware=[Rubric(), Counter()])
+    (warning,) = caught
+    message = str(warning.message)
+    assert "'Rubric'" in message and "'Counter'" in message
+    assert "<class 'str'>" in message and "<class 'int'>" in message
+    assert get_type_hints(agent.builder.state_schema)["rubric"] is int  # the later one
+    result = agent.invoke({"messages": [HumanMessage("go")], "rubric": 3})
+    assert result["rubric"] == 3 and result["messages"][-1].content == "ok"

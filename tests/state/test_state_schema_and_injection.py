@@ -33,7 +33,7 @@ from funcware import (
     before_model,
     create_agent,
 )
-from funcware.errors import BrokenStackError
+from funcware.errors import StateSchemaConflictWarning
 from funcware.testing import ScriptedChatModel
 
 # -- 1. the caller's state_schema wins ---------------------------------------------------
@@ -165,7 +165,7 @@ def test_the_callers_schema_wins_over_a_middlewares_field() -> None:
     assert hints["count"] == NotRequired[Annotated[list[str], operator.add]]
 
 
-def test_a_clash_between_two_middleware_is_still_an_error_naming_both() -> None:
+def test_a_clash_between_two_middleware_is_a_warning_naming_both() -> None:
     class IntState(AgentState[Any]):
         shared: NotRequired[int]
 
@@ -180,10 +180,11 @@ def test_a_clash_between_two_middleware_is_still_an_error_naming_both() -> None:
     def second(state: StrState) -> None:
         return None
 
-    with pytest.raises(BrokenStackError, match="'shared'") as error:
+    with pytest.warns(StateSchemaConflictWarning, match="'shared'") as caught:
         create_agent(ScriptedChatModel(responses=[]), middleware=[first, second])
-    assert "middleware 'first'" in str(error.value)
-    assert "middleware 'second'" in str(error.value)
+    (warning,) = caught
+    assert "middleware 'first'" in str(warning.message)
+    assert "middleware 'second'" in str(warning.message)
 
 
 ResultT = TypeVar("ResultT")
@@ -347,10 +348,11 @@ def test_a_class_location_is_still_reported_when_its_schema_clashes() -> None:
     def other(state: Any) -> None:
         return None
 
-    with pytest.raises(BrokenStackError) as error:
+    with pytest.warns(StateSchemaConflictWarning) as caught:
         create_agent(ScriptedChatModel(responses=[]), middleware=[ClassWithSchema(), other])
-    assert f"{__file__}:" in str(error.value)
-    assert "middleware 'ClassWithSchema'" in str(error.value)
+    (warning,) = caught
+    assert f"{__file__}:" in str(warning.message)
+    assert "middleware 'ClassWithSchema'" in str(warning.message)
 
 
 def test_removing_all_messages_through_a_delta_channel_resets_the_history() -> None:
