@@ -22,6 +22,7 @@ __all__ = [
     "NondeterministicHookError",
     "RunClosedError",
     "RunConfigError",
+    "StateSchemaConflictWarning",
     "ToolCallPairingError",
     "ToolCallPairingWarning",
     "UndeclaredEffectError",

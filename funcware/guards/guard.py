@@ -31,7 +31,8 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Command
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
-from funcware.compose.stream.quiet import current_config, quiet_config
+from funcware.compose.stream.hidden import current_config
+from funcware.compose.stream.quiet import quiet_config
 from funcware.guards.policy import SlidingWindow, StreamPolicy, check_stream_policy
 from funcware.guards.release import StreamRelease, as_chunk, chunks_to_message
 from funcware.guards.sliding import combine, sliding_achunks, sliding_chunks

@@ -15,7 +15,7 @@ from langchain_core.runnables import RunnableConfig
 from typing_extensions import TypedDict, get_type_hints
 
 from funcware.compose import ComposedMiddleware, compose
-from funcware.compose.stream.quiet import runnable_config
+from funcware.compose.stream.hidden import runnable_config
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, hook_impls, origin
 from funcware.hooks.types import AgentState
 from funcware.interop.bridge import (

@@ -123,7 +123,7 @@ def _checkpoint_unread() -> Iterator[None]:
 class AlwaysRun:
     """The run wrap of an agent with always-run ``after_agent`` hooks: they also run when a
     run fails. ``invoke``/``ainvoke`` go through ``stream``/``astream``, so those two are
-    wrapped (see ``funcware.compose.steps.runs.RunWrap``)."""
+    wrapped (see ``funcware.compose.steps.run_wrap.RunWrap``)."""
 
     def __init__(self, cleanups: tuple[HookImpl, ...]) -> None:
         self.cleanups = cleanups

@@ -1,6 +1,6 @@
 """``wrap_agent_call`` at run time: the layers around each run, as one run wrap.
 
-An :class:`AgentCallWrap` is a run wrap (``funcware.compose.steps.runs.RunWrap``): the
+An :class:`AgentCallWrap` is a run wrap (``funcware.compose.steps.run_wrap.RunWrap``): the
 compiled agent's ``stream``/``astream`` (which ``invoke``, ``ainvoke``, ``batch``, a resume,
 LangGraph Server and a parent graph all go through) hand it each run. The layers nest first
 outermost; the innermost handler runs one *attempt*: the graph's own stream, whose chunks

@@ -27,7 +27,7 @@ from funcware.compose.graph.schema import reducer_keys
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.keys import StateKeys
 from funcware.compose.steps.nodes import run_node, run_node_async
-from funcware.compose.stream.quiet import runnable_config
+from funcware.compose.stream.hidden import runnable_config
 from funcware.compose.threads.bridge import run_coroutine_sync
 from funcware.compose.wraps.onion import CallKind, build_async, build_sync
 from funcware.compose.wraps.results import as_model_response, model_calls, tool_calls
