@@ -100,7 +100,9 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
                     continue
                 calls[call["id"]] = (index, call["name"], False)
             for invalid in message.invalid_tool_calls:
-                calls.setdefault(invalid["id"], (index, str(invalid["name"]), True))
+                known = calls.get(invalid["id"])
+                if known is None or known[2]:  # a later unparsed call of that id is the one
+                    calls[invalid["id"]] = (index, str(invalid["name"]), True)
     required = [at for at, _, optional in calls.values() if not optional]
     last_caller = max(required, default=-1)
     waiting_ok = pending_ok and all(isinstance(m, ToolMessage) for m in messages[last_caller + 1 :])
