@@ -8,12 +8,12 @@ the one the decorator applies when the option is not given.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from typing_extensions import TypedDict
 
-from funcware.hooks.options import OnError, Position, StreamPolicy
+from funcware.hooks.options import OnError, Position
 from funcware.hooks.types import JumpTo
 
 if TYPE_CHECKING:
@@ -25,9 +25,26 @@ __all__ = [
     "HookOptions",
     "NodeOptions",
     "StateOptions",
+    "StreamPolicy",
+    "StreamWindow",
     "WrapModelCallOptions",
     "WrapToolCallOptions",
 ]
+
+
+class StreamWindow(Protocol):
+    """What ``stream=`` takes besides ``"pass"``/``"buffer"``: a sliding window
+    (``funcware.guards.SlidingWindow``)."""
+
+    @property
+    def chars(self) -> int: ...
+
+    @property
+    def check(self) -> Callable[[str], str]: ...
+
+
+StreamPolicy = Union[Literal["pass", "buffer"], StreamWindow]  # noqa: UP007 - a runtime alias
+"""What ``stream=`` accepts: ``"pass"``, ``"buffer"`` or a sliding window."""
 
 
 class HookOptions(TypedDict, total=False):
