@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DIRECT_ATTR",
     "HOOKS",
+    "JUMP_ATTR",
     "NODE_HOOKS",
     "WRAP_HOOKS",
     "AgentMiddleware",
@@ -294,6 +295,9 @@ class HookImpl:
 DIRECT_ATTR = "__funcware_direct__"
 """Set on a generated hook method that only forwards its arguments to the user's function."""
 
+JUMP_ATTR = "__can_jump_to__"
+"""Where a function or a hook method keeps its declared jump targets (LangChain's name)."""
+
 
 def _direct(method: Callable[..., Any] | None) -> Callable[..., Any] | None:
     """The user's function a forwarding method calls (one stack frame less), else ``method``."""
@@ -311,7 +315,7 @@ def _overrides(cls: type, attr: str, bases: tuple[type, ...]) -> bool:
 def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
     found: list[JumpTo] = []
     for func in funcs:
-        for target in getattr(getattr(func, "__func__", func), "__can_jump_to__", None) or ():
+        for target in getattr(getattr(func, "__func__", func), JUMP_ATTR, None) or ():
             if target not in found:
                 found.append(target)
     return tuple(t for t in JUMP_TARGETS if t in found)  # canonical order for the plan
