@@ -1,8 +1,5 @@
-"""The hook decorators: each lifts a plain function into a one-hook middleware.
-
-``@before_model`` (and its siblings) return an instance of a generated ``AgentMiddleware``
-subclass named after the function (or ``name=``), callable exactly like the function. Their
-options are the registry's (:mod:`.options`); their refusals are worded in :mod:`.refusals`.
+"""The hook decorators: each lifts a function into an instance of a generated one-hook
+``AgentMiddleware`` subclass named after it, callable like it. Refusals: :mod:`.refusals`.
 """
 
 from __future__ import annotations
@@ -10,7 +7,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from typing_extensions import ParamSpec, Unpack
 
@@ -34,6 +31,7 @@ if TYPE_CHECKING:
         AfterAgentOptions,
         AfterModelOptions,
         HookOptions,
+        Lifted,
         NodeOptions,
         WrapModelCallOptions,
         WrapToolCallOptions,
@@ -72,8 +70,7 @@ def _label(func: Callable[..., Any]) -> str:
 
 
 def _binds(func: Callable[..., Any], positional: int, names: Sequence[str] = ()) -> bool:
-    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (or has no
-    signature to read)."""
+    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (or may)."""
     try:
         inspect.signature(func).bind(*range(positional), **dict.fromkeys(names))
     except TypeError:
@@ -84,8 +81,8 @@ def _binds(func: Callable[..., Any], positional: int, names: Sequence[str] = ())
 
 
 def _friendly(typed: bool = True) -> Callable[[F], F]:
-    """Check a public decorator's options (the registry's) before it runs; ``typed``: its
-    signature shows them, with their types (``help()``)."""
+    """Check a public decorator's arguments against the registry; ``typed``: its signature
+    shows the options with their types."""
 
     def wrap(public: F) -> F:
         name = public.__name__
@@ -199,8 +196,7 @@ def _lift(
     stream_internal_calls: bool = False,
     **options: Any,
 ) -> FunctionMiddleware[Any, Any]:
-    """The generated middleware for ``target``; ``options`` are the features' (checked by
-    the function each registered)."""
+    """The generated middleware for ``target``; ``options`` are the features'."""
     func = _check_function(target, decorator)
     context = Context(decorator, hook, _label(func))
     if not _core_options_ok(state_schema, name, stream_internal_calls):
@@ -243,13 +239,6 @@ def _lift(
     instance: FunctionMiddleware[Any, Any] = cls()
     functools.update_wrapper(instance, func, updated=())
     return instance
-
-
-class Lifted(Protocol):
-    """What a called decorator (``@before_model(...)``) returns; generic per function (a
-    ``Callable`` alias would make mypy solve ``P``/``R`` at ``before_model(...)``, to ``Never``)."""
-
-    def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 
 
 def _decorate(

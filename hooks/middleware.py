@@ -1,8 +1,5 @@
-"""``AgentMiddleware``, the base class, and :func:`hook_impls`: what a middleware defines.
-
-A middleware defines a hook by overriding its sync method, its async method (``a`` in front
-of the name), or both; what funcware knows of a middleware's hooks, it asks :func:`hook_impls`.
-"""
+"""``AgentMiddleware``, the base class, and :func:`hook_impls`: the hooks a middleware
+defines (overrides: its sync method, its async ``a``-prefixed one, or both)."""
 
 from __future__ import annotations
 
@@ -90,38 +87,31 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
     stream: Any = "pass"
-    """How its ``after_model``/``wrap_model_call`` guards govern the stream: ``"pass"``,
-    ``"buffer"`` or a ``SlidingWindow`` (see :mod:`funcware.guards`)."""
+    """What its guards let through to the stream: ``"pass"``, ``"buffer"`` or a window."""
     stream_internal_calls: bool = False
-    """Whether model calls it makes itself (a summarizer, a grader) show in the user's
-    message stream; hidden by default, as LangChain hides its own."""
+    """Whether model calls it makes itself show in the message stream (default: hidden)."""
     on_error: Literal["raise", "continue"] = "raise"
-    """``"continue"``: an exception in its hooks is logged and the run goes on
-    (see :mod:`funcware.policies`)."""
+    """``"continue"``: an exception in its hooks is logged and the run goes on."""
     trace_policy: TracePolicy | None = None
-    """What its hook spans record (LangChain's attribute), e.g. ``TracePolicy(process_inputs=
-    omit_payload)``; ``None``: the process default (``funcware.configure_trace_policy``)."""
+    """What its hook spans record (LangChain's); ``None``: the process default."""
     transformers: Sequence[TransformerFactory] = ()
-    """Stream transformer factories it registers on the agent's graph, each called as
-    ``factory(scope)`` for every ``stream_events(..., version="v3")`` run and subgraph scope."""
-    # Declared effects and ordering constraints (funcware.effects.declarations); None: undeclared.
+    """Stream transformer factories it registers, called per ``version="v3"`` scope."""
     reads: Collection[str] | None = None
-    """Effects this middleware reads: ``"state.<key>"``, ``"request.messages"``, ..."""
+    """Effects it reads (``"state.<key>"``, ``"request.messages"``, ...); ``None``: undeclared."""
     writes: Collection[str] | None = None
-    """Effects this middleware has: ``"state.<key>"``, ``"request.model"``, ``"tool.args"``, ..."""
+    """Effects it has (``"state.<key>"``, ``"tool.args"``, ...); ``None``: undeclared."""
     outside: Sequence[str | type] | None = None
-    """Middleware (names or classes) this one must sit outside of, when both are present."""
+    """Middleware (names or classes) it must sit outside of, when both are present."""
     inside: Sequence[str | type] | None = None
-    """Middleware (names or classes) this one must sit inside of, when both are present."""
+    """Middleware (names or classes) it must sit inside of, when both are present."""
     requires: Sequence[str | type] | None = None
-    """Middleware (names or classes) that must be present with this one."""
+    """Middleware (names or classes) that must be present with it."""
     position: Literal["outermost", "innermost"] | None = None
-    """Where this middleware must sit in the list: first (outermost) or last (innermost)."""
+    """Where it must sit in the list: first (outermost) or last (innermost)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Where the class statement is, for error messages: the frame that runs it.
-        body = sys._getframe(1)
+        body = sys._getframe(1)  # the class statement's frame: where it is, for errors
         _CLASS_WHERE[cls] = f"{body.f_code.co_filename}:{body.f_lineno}"
 
     @property
@@ -268,12 +258,10 @@ class HookImpl:
     async_: Callable[..., Any] | None
     can_jump_to: tuple[JumpTo, ...] = ()
     sync_call: Injection = PLAIN
-    """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
+    """How a node hook's ``sync`` is called (see :mod:`.injection`); ``async_call``: ``async_``."""
     async_call: Injection = PLAIN
-    """The same for ``async_``."""
     methods: tuple[Callable[..., Any] | None, Callable[..., Any] | None] = (None, None)
-    """The middleware's own sync and async methods for the hook, where a decorator or
-    ``hook_config`` stashed its options (features read them there)."""
+    """The middleware's own sync and async methods, which carry the hook's option marks."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """What features resolved for this hook at build (``timeout``, ``on_error``, ...)."""
 

@@ -1,4 +1,5 @@
-"""The hook decorators' options as ``TypedDict``s, for a static type checker.
+"""The hook decorators' options as ``TypedDict``s (and what a called decorator returns), for a
+static type checker.
 
 The decorators import them only while type checking; at run time the registry in
 :mod:`funcware.hooks.options` checks the options and gives ``help()`` their types (a test
@@ -9,9 +10,9 @@ the one the decorator applies when the option is not given.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, Union
 
-from typing_extensions import TypedDict
+from typing_extensions import ParamSpec, TypedDict
 
 from funcware.hooks.options import OnError, Position
 from funcware.hooks.types import JumpTo
@@ -19,10 +20,13 @@ from funcware.hooks.types import JumpTo
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
+    from funcware.hooks.decorators import FunctionMiddleware
+
 __all__ = [
     "AfterAgentOptions",
     "AfterModelOptions",
     "HookOptions",
+    "Lifted",
     "NodeOptions",
     "StateOptions",
     "StreamPolicy",
@@ -30,6 +34,16 @@ __all__ = [
     "WrapModelCallOptions",
     "WrapToolCallOptions",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Lifted(Protocol):
+    """What a called decorator (``@before_model(...)``) returns; generic per function (a
+    ``Callable`` alias would make mypy solve ``P``/``R`` at ``before_model(...)``, to ``Never``)."""
+
+    def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 
 
 class StreamWindow(Protocol):
