@@ -35,8 +35,7 @@ PLAIN = Injection()
 
 
 def _takes_runtime(parameters: list[inspect.Parameter], injected: dict[str, Any]) -> bool:
-    """Whether ``runtime`` goes second, positionally: when the second parameter is positional
-    and not another injectable one (``def hook(state, config)`` gets ``config``), or ``*args``."""
+    """Whether ``runtime`` goes second: a positional second parameter not otherwise injected."""
     for parameter in parameters[1:2]:
         if parameter.kind is parameter.VAR_POSITIONAL:
             return True

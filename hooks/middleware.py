@@ -310,16 +310,14 @@ def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
 
 
 def is_middleware(obj: object) -> bool:
-    """Whether ``obj`` is a middleware the core can run: funcware's, a composite, or one
-    a registered adapter knows (LangChain's, with ``funcware.interop``)."""
+    """Whether ``obj`` is funcware's middleware, a composite, or one an adapter knows."""
     if isinstance(obj, AgentMiddleware) or hasattr(obj, "__funcware_hooks__"):
         return True
     return any(adapter.hooks(obj) is not None for adapter in adapters())
 
 
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
-    """The hooks ``middleware`` defines (overrides), in :data:`HOOKS` order: a composite's from
-    its ``__funcware_hooks__``, another library's from the first adapter that knows it."""
+    """The hooks ``middleware`` defines (a composite's, or from the first adapter that knows it)."""
     provided = getattr(middleware, "__funcware_hooks__", None)
     if provided is not None:
         return cast("dict[HookName, HookImpl]", provided())
@@ -339,8 +337,7 @@ def read_hooks(
     base: type,
     adapt: Callable[[HookName, Callable[..., Any]], Callable[..., Any]] | None = None,
 ) -> dict[HookName, HookImpl]:
-    """The hooks ``middleware`` overrides from ``base``; ``adapt(hook, method)``, if given,
-    turns each method into one the core can call (an adapter's type conversions)."""
+    """The hooks ``middleware`` overrides from ``base``, each method through ``adapt`` if given."""
     cls = type(middleware)
     bases = (AgentMiddleware, base)
     check_class(cls, bases)

@@ -102,8 +102,7 @@ def register_option(new: Option) -> Option:
 
 
 def document(decorator: str, func: Callable[..., Any], *, signed: bool = True) -> None:
-    """Let ``func``'s docstring end with ``decorator``'s options, and (``signed``) its
-    signature show them with their types, now and as they change."""
+    """End ``func``'s docstring with ``decorator``'s options (and, ``signed``, its signature)."""
     _DOCS[decorator] = (func, func.__doc__ or "", signed)
     _document(decorator)
 
