@@ -25,11 +25,9 @@ class Adapter(Protocol):
 
     def hooks(self, middleware: object) -> dict[HookName, HookImpl] | None:
         """``middleware``'s hooks, or ``None`` if this adapter does not know it."""
-        ...
 
     def fields(self, schema: type, hints: dict[str, Any]) -> dict[str, Any] | None:
         """``schema``'s fields (``hints``) in funcware's terms, or ``None`` if unchanged."""
-        ...
 
 
 @dataclass
