@@ -76,7 +76,11 @@ def arranged(members: list[Any], build: Build) -> list[Any]:
 
 
 class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
-    """Several middleware acting as one. Build it with :func:`compose`."""
+    """Several middleware acting as one. Build it with :func:`compose`.
+
+    Its hooks (LangChain's names, each with its async twin) run its members': node hooks in
+    order (``after_*`` in reverse), wraps nested with the first outermost, commands merged.
+    """
 
     def __init__(
         self, members: Sequence[object], name: str | None = None, order: str = "check"
@@ -137,7 +141,6 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any] | AIMessage],
     ) -> ModelCallResult[Any]:
-        """Run the members' model wraps around ``handler``; merge their commands."""
         return self._calls().wrap_model_call(request, handler)
 
     async def awrap_model_call(
@@ -145,7 +148,6 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any] | AIMessage]],
     ) -> ModelCallResult[Any]:
-        """Async :meth:`wrap_model_call`."""
         return await self._calls().awrap_model_call(request, handler)
 
     def wrap_tool_call(
@@ -153,7 +155,6 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Run the members' tool wraps around ``handler``."""
         return self._calls().wrap_tool_call(request, handler)
 
     async def awrap_tool_call(
@@ -161,39 +162,30 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        """Async :meth:`wrap_tool_call`."""
         return await self._calls().awrap_tool_call(request, handler)
 
     def before_agent(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``before_agent`` hooks in order."""
         return self._calls().run("before_agent", state, runtime)
 
     async def abefore_agent(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`before_agent`."""
         return await self._calls().arun("before_agent", state, runtime)
 
     def before_model(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``before_model`` hooks in order."""
         return self._calls().run("before_model", state, runtime)
 
     async def abefore_model(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`before_model`."""
         return await self._calls().arun("before_model", state, runtime)
 
     def after_model(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``after_model`` hooks in reverse order."""
         return self._calls().run("after_model", state, runtime)
 
     async def aafter_model(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`after_model`."""
         return await self._calls().arun("after_model", state, runtime)
 
     def after_agent(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``after_agent`` hooks in reverse order."""
         return self._calls().run("after_agent", state, runtime)
 
     async def aafter_agent(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`after_agent`."""
         return await self._calls().arun("after_agent", state, runtime)
 
 
