@@ -7,9 +7,20 @@ from collections.abc import Sequence
 from typing import Any, TypeVar, get_args
 
 from funcware.compose.graph.schema import declarations
+from funcware.hooks.middleware import AgentMiddleware, origin
 from funcware.hooks.types import AgentState
 
-__all__ = ["merged_declarations"]
+__all__ = ["SchemaOwner", "merged_declarations"]
+
+
+class SchemaOwner:
+    """``middleware 'x' (file:line)``, worked out only for a warning (finding a line is slow)."""
+
+    def __init__(self, middleware: AgentMiddleware[Any, Any, Any]) -> None:
+        self.middleware = middleware
+
+    def __str__(self) -> str:
+        return f"middleware {self.middleware.name!r} ({origin(self.middleware)})"
 
 
 def _generic(annotation: Any) -> bool:
