@@ -16,21 +16,8 @@ from funcware.compose.graph.schema import merge_schemas
 from funcware.compose.replacing import Replacement
 from funcware.compose.seams import Build, activate, arrange
 from funcware.compose.stream.streaming import member_transformers
-from funcware.hooks.middleware import (
-    HOOKS,
-    AgentMiddleware,
-    HookImpl,
-    HookName,
-    hook_impls,
-    is_middleware,
-)
-from funcware.hooks.types import (
-    JUMP_TARGETS,
-    ModelCallResult,
-    ModelRequest,
-    ModelResponse,
-    ToolCallRequest,
-)
+from funcware.hooks.middleware import AgentMiddleware, HookImpl, HookName, is_middleware
+from funcware.hooks.types import ModelCallResult, ModelRequest, ModelResponse, ToolCallRequest
 
 if TYPE_CHECKING:
     from funcware.compose.composite import CompositeCalls
@@ -118,20 +105,9 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         return self._built
 
     def __funcware_hooks__(self) -> dict[HookName, HookImpl]:
-        own: dict[HookName, HookImpl] = {}
-        for hook in HOOKS:
-            impls = [impl for m in self.members if (impl := hook_impls(m).get(hook))]
-            if not impls:
-                continue
-            jumps = {t for impl in impls for t in impl.can_jump_to}
-            own[hook] = HookImpl(
-                self,
-                hook,
-                getattr(self, hook),
-                getattr(self, "a" + hook),
-                tuple(t for t in JUMP_TARGETS if t in jumps),
-            )
-        return own
+        from funcware.compose.graph.composite_hooks import composite_hooks
+
+        return composite_hooks(self)
 
     def __repr__(self) -> str:
         return f"compose({', '.join(repr(m) for m in self.members)})"
