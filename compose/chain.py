@@ -1,8 +1,5 @@
-"""``compose()``: many middleware acting as one; the first is the outermost layer.
-
-Composites nest and flatten (``compose(compose(a, b), c)`` is ``compose(a, b, c)``);
-``create_agent`` flattens them. A composite's own hooks run in :mod:`.composite`.
-"""
+"""``compose()``: many middleware as one. Composites flatten (``compose(compose(a, b), c)`` is
+``compose(a, b, c)``, as in ``create_agent``); their own hooks run in :mod:`.composite`."""
 
 from __future__ import annotations
 
@@ -29,10 +26,7 @@ def flatten(
     middleware: Sequence[object], place: str = "compose()'s argument #{}"
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     """``middleware`` with every composite replaced by its members (checked), and every
-    :func:`~funcware.compose.replacing.replace` in the place of the member it names.
-
-    ``place`` names an item in errors; ``{}`` is replaced by its index.
-    """
+    ``replace()`` in the place of the member it names; ``place`` names an item (``{}``: index)."""
     flat: list[AgentMiddleware[Any, Any, Any]] = []
     replacements: list[tuple[int, Replacement]] = []
     for index, member in enumerate(middleware):
@@ -172,12 +166,11 @@ def compose(
 ) -> ComposedMiddleware:
     """Many middleware as one; the first is the outermost layer.
 
-    The result is itself a middleware: use it in ``create_agent``, nest it in another
-    ``compose``, or call its hooks directly with a stub handler to unit-test an onion.
-    ``replace(m)`` among them puts ``m`` in the place of the member of the same name
-    (``replace(m, name=...)``: of that name). ``create_agent`` checks the whole flattened
-    list (declared constraints, hazards);
-    a composite called alone checks its members the same way on its first call. With
-    ``order="auto"`` the members are sorted to satisfy their declared constraints.
+    The result is a middleware: use it in ``create_agent``, nest it in another ``compose``, or
+    call its hooks with a stub handler to unit-test an onion. ``replace(m)`` among them puts
+    ``m`` in the place of the member of its name (``replace(m, name=...)``: of that name).
+    ``create_agent`` checks the whole flattened list (declared constraints, hazards); a
+    composite called alone, on its first call. ``order="auto"`` sorts the members to satisfy
+    their declared constraints.
     """
     return ComposedMiddleware(middleware, name=name, order=order)

@@ -78,10 +78,8 @@ class AgentPlan:
     ) -> AgentPlan:
         """Work out and check the plan; ``strict``: any problem raises one
         :class:`BrokenStackError`, else they are left in :attr:`problems` (``explain``).
-
         ``place`` names a bad list item (``{}``: its index); ``build`` carries the features'
-        options, which check (or reorder) the list and transform each hook, once.
-        """
+        options, which check (or reorder) the list and transform each hook, once."""
         given = flatten(middleware, place)
         problems: list[str] = []
         duplicates = ""

@@ -1,7 +1,5 @@
-"""What an agent's graph streams beyond its nodes, as LangChain's ``create_agent``: the
-tool-call and sub-agent projections, the middleware's and then ``create_agent``'s
-``transformers`` (each factory once), and run metadata (``lc_agent_name`` with ``name=``).
-"""
+"""What an agent streams beyond its nodes, as LangChain's ``create_agent``: the tool-call and
+sub-agent projections, the middleware's then ``create_agent``'s ``transformers``, metadata."""
 
 from __future__ import annotations
 
@@ -54,9 +52,8 @@ _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 
 @functools.cache
 def langchain_module(name: str) -> ModuleType | None:
-    """LangChain's module ``name`` when the ``langchain`` distribution is installed and the
-    module imports, else ``None``; asked once per process (what is installed decides, never
-    what happens to have been imported)."""
+    """LangChain's module ``name`` if the ``langchain`` distribution is installed (whatever has
+    been imported) and it imports, else ``None``; asked once per process."""
     try:
         importlib.metadata.distribution("langchain")
     except importlib.metadata.PackageNotFoundError:
