@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar, cast, get_args, get_origin
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
@@ -29,16 +30,13 @@ __all__ = [
 
 
 _HINTS: WeakKeyDictionary[type, dict[str, Any]] = WeakKeyDictionary()
+_evaluated = partial(get_type_hints, include_extras=True)
 
 
 def type_hints(schema: type) -> dict[str, Any]:
     """``get_type_hints(schema, include_extras=True)``, evaluated once per class (string
     annotations are most of the cost of building an agent)."""
     return _once(_HINTS, schema, _evaluated)
-
-
-def _evaluated(schema: type) -> dict[str, Any]:
-    return get_type_hints(schema, include_extras=True)
 
 
 def native_fields(schema: type) -> dict[str, Any]:

@@ -105,8 +105,5 @@ def runnable_config(config: RunnableConfig | None) -> Iterator[None]:
     if config is None or sys.version_info >= (3, 11):
         yield
         return
-    token = var_child_runnable_config.set(config)
-    try:
+    with current_config(config):
         yield
-    finally:
-        var_child_runnable_config.reset(token)
