@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
 from funcware.compose.observing import watcher
+from funcware.compose.seams import claim, claims
 from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
 
 if TYPE_CHECKING:
@@ -106,20 +107,29 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     plan: AgentPlan
     """What the agent was built from (``explain`` reads it)."""
     run_wraps: tuple[RunWrap, ...]
-    """What runs around every run, first outermost (added by features at build)."""
+    """What runs around every run, first outermost (added by features at build, or by a
+    feature that takes a run's config key, at that run: ``seams.claim_run_key``)."""
+    arguments: Mapping[str, Any]
+    """``create_agent``'s arguments: how to build this agent again (with other middleware)."""
 
     @classmethod
-    def adopt(cls, compiled: CompiledStateGraph[Any, Any, Any, Any], plan: AgentPlan) -> AgentGraph:
+    def adopt(
+        cls,
+        compiled: CompiledStateGraph[Any, Any, Any, Any],
+        plan: AgentPlan,
+        arguments: Mapping[str, Any] | None = None,
+    ) -> AgentGraph:
         """``compiled`` itself (no copy) as an agent built from ``plan``."""
         compiled.__class__ = cls
         agent = cast("AgentGraph", compiled)
         agent.plan = plan
         agent.run_wraps = ()
+        agent.arguments = arguments or {}
         return agent
 
     def copy(self, update: dict[str, Any] | None = None) -> AgentGraph:
         """A copy (``with_config`` makes one) that keeps the plan and the run wraps."""
-        own = {"plan": self.plan, "run_wraps": self.run_wraps}
+        own = {"plan": self.plan, "run_wraps": self.run_wraps, "arguments": self.arguments}
         attrs = {k: v for k, v in self.__dict__.items() if k not in ("__orig_class__", *own)}
         attrs.update(update or {})
         new = self.__class__(**attrs)
@@ -151,6 +161,9 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
+        taken = claims(config)
+        if taken:
+            claim(self, taken)
         run = self._runs() if self.run_wraps else super().stream
         with _NO_RUN if observer is None else observer.run(self, input, config):
             try:
@@ -173,6 +186,9 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         _check_context(self, kwargs)
         log = JumpLog()
         observer = watcher()
+        taken = claims(config)
+        if taken:
+            claim(self, taken)
         run = self._aruns() if self.run_wraps else super().astream
         chunks = cast("AsyncGenerator[Any, None]", run(input, _with_log(config, log), **kwargs))
         with _NO_RUN if observer is None else observer.run(self, input, config):
