@@ -1,8 +1,5 @@
-"""funcware.compose — the core's half that puts middleware together: ``chain``
-(``compose()``), ``agent`` (``create_agent()``), ``seams``, ``observing``; by job ``graph``,
-``steps``, ``wraps``, ``stream``, ``threads``. Import its public names from ``funcware``;
-this package's modules are private.
-"""
+"""funcware.compose — the core's half that puts middleware together: ``compose()``,
+``create_agent()``, the seams; its modules are private (import from ``funcware``)."""
 
 from typing import Any
 

@@ -1,8 +1,5 @@
-"""``compose()``: many middleware acting as one; the first is the outermost layer.
-
-Composites nest and flatten (``compose(compose(a, b), c)`` is ``compose(a, b, c)``);
-``create_agent`` flattens them. A composite's own hooks run in :mod:`.composite`.
-"""
+"""``compose()``: many middleware as one. Composites flatten (``compose(compose(a, b), c)`` is
+``compose(a, b, c)``, as in ``create_agent``); their own hooks run in :mod:`.composite`."""
 
 from __future__ import annotations
 
@@ -16,21 +13,8 @@ from funcware.compose.graph.schema import merge_schemas
 from funcware.compose.replacing import Replacement
 from funcware.compose.seams import Build, activate, arrange
 from funcware.compose.stream.streaming import member_transformers
-from funcware.hooks.middleware import (
-    HOOKS,
-    AgentMiddleware,
-    HookImpl,
-    HookName,
-    hook_impls,
-    is_middleware,
-)
-from funcware.hooks.types import (
-    JUMP_TARGETS,
-    ModelCallResult,
-    ModelRequest,
-    ModelResponse,
-    ToolCallRequest,
-)
+from funcware.hooks.middleware import AgentMiddleware, HookImpl, HookName, is_middleware
+from funcware.hooks.types import ModelCallResult, ModelRequest, ModelResponse, ToolCallRequest
 
 if TYPE_CHECKING:
     from funcware.compose.composite import CompositeCalls
@@ -42,10 +26,7 @@ def flatten(
     middleware: Sequence[object], place: str = "compose()'s argument #{}"
 ) -> list[AgentMiddleware[Any, Any, Any]]:
     """``middleware`` with every composite replaced by its members (checked), and every
-    :func:`~funcware.compose.replacing.replace` in the place of the member it names.
-
-    ``place`` names an item in errors; ``{}`` is replaced by its index.
-    """
+    ``replace()`` in the place of the member it names; ``place`` names an item (``{}``: index)."""
     flat: list[AgentMiddleware[Any, Any, Any]] = []
     replacements: list[tuple[int, Replacement]] = []
     for index, member in enumerate(middleware):
@@ -76,7 +57,11 @@ def arranged(members: list[Any], build: Build) -> list[Any]:
 
 
 class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
-    """Several middleware acting as one. Build it with :func:`compose`."""
+    """Several middleware acting as one. Build it with :func:`compose`.
+
+    Its hooks (LangChain's names, each with its async twin) run its members': node hooks in
+    order (``after_*`` in reverse), wraps nested with the first outermost, commands merged.
+    """
 
     def __init__(
         self, members: Sequence[object], name: str | None = None, order: str = "check"
@@ -114,20 +99,9 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         return self._built
 
     def __funcware_hooks__(self) -> dict[HookName, HookImpl]:
-        own: dict[HookName, HookImpl] = {}
-        for hook in HOOKS:
-            impls = [impl for m in self.members if (impl := hook_impls(m).get(hook))]
-            if not impls:
-                continue
-            jumps = {t for impl in impls for t in impl.can_jump_to}
-            own[hook] = HookImpl(
-                self,
-                hook,
-                getattr(self, hook),
-                getattr(self, "a" + hook),
-                tuple(t for t in JUMP_TARGETS if t in jumps),
-            )
-        return own
+        from funcware.compose.graph.composite_hooks import composite_hooks
+
+        return composite_hooks(self)
 
     def __repr__(self) -> str:
         return f"compose({', '.join(repr(m) for m in self.members)})"
@@ -137,7 +111,6 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any] | AIMessage],
     ) -> ModelCallResult[Any]:
-        """Run the members' model wraps around ``handler``; merge their commands."""
         return self._calls().wrap_model_call(request, handler)
 
     async def awrap_model_call(
@@ -145,7 +118,6 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any] | AIMessage]],
     ) -> ModelCallResult[Any]:
-        """Async :meth:`wrap_model_call`."""
         return await self._calls().awrap_model_call(request, handler)
 
     def wrap_tool_call(
@@ -153,7 +125,6 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Run the members' tool wraps around ``handler``."""
         return self._calls().wrap_tool_call(request, handler)
 
     async def awrap_tool_call(
@@ -161,39 +132,30 @@ class ComposedMiddleware(AgentMiddleware[Any, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
-        """Async :meth:`wrap_tool_call`."""
         return await self._calls().awrap_tool_call(request, handler)
 
     def before_agent(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``before_agent`` hooks in order."""
         return self._calls().run("before_agent", state, runtime)
 
     async def abefore_agent(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`before_agent`."""
         return await self._calls().arun("before_agent", state, runtime)
 
     def before_model(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``before_model`` hooks in order."""
         return self._calls().run("before_model", state, runtime)
 
     async def abefore_model(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`before_model`."""
         return await self._calls().arun("before_model", state, runtime)
 
     def after_model(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``after_model`` hooks in reverse order."""
         return self._calls().run("after_model", state, runtime)
 
     async def aafter_model(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`after_model`."""
         return await self._calls().arun("after_model", state, runtime)
 
     def after_agent(self, state: Any, runtime: Any) -> Any:
-        """Run the members' ``after_agent`` hooks in reverse order."""
         return self._calls().run("after_agent", state, runtime)
 
     async def aafter_agent(self, state: Any, runtime: Any) -> Any:
-        """Async :meth:`after_agent`."""
         return await self._calls().arun("after_agent", state, runtime)
 
 
@@ -204,12 +166,11 @@ def compose(
 ) -> ComposedMiddleware:
     """Many middleware as one; the first is the outermost layer.
 
-    The result is itself a middleware: use it in ``create_agent``, nest it in another
-    ``compose``, or call its hooks directly with a stub handler to unit-test an onion.
-    ``replace(m)`` among them puts ``m`` in the place of the member of the same name
-    (``replace(m, name=...)``: of that name). ``create_agent`` checks the whole flattened
-    list (declared constraints, hazards);
-    a composite called alone checks its members the same way on its first call. With
-    ``order="auto"`` the members are sorted to satisfy their declared constraints.
+    The result is a middleware: use it in ``create_agent``, nest it in another ``compose``, or
+    call its hooks with a stub handler to unit-test an onion. ``replace(m)`` among them puts
+    ``m`` in the place of the member of its name (``replace(m, name=...)``: of that name).
+    ``create_agent`` checks the whole flattened list (declared constraints, hazards); a
+    composite called alone, on its first call. ``order="auto"`` sorts the members to satisfy
+    their declared constraints.
     """
     return ComposedMiddleware(middleware, name=name, order=order)

@@ -1,17 +1,6 @@
-"""The observer seam: whether anything observes a call, and who runs it while something does.
-
-Nothing observes by default, and then the core runs every node, model call, tool call and
-wrap layer on its plain path. Something observes a call when an observer is active in
-its context (``funcware.observe.record()``), an instrument is installed in the process
-(``funcware.observe.instrument()``), or the run's callbacks carry a LangChain tracer
-(LangSmith). Then the core hands the call to the registered :class:`Watcher` (the
-observation feature's), which tells every observer of one protocol how each layer went.
-
-:func:`watcher` is asked once at the entry of each agent run, node, model call and tool
-call; an onion is built twice, plain and with each layer wrapped by
-:meth:`Watcher.layer`, and the caller picks one of the two per call. So a run that
-nothing observes passes no observation branch below its entries.
-"""
+"""The observer seam: whether anything observes a call (an observer in its context, an
+installed instrument, a LangChain tracer in its callbacks), and the :class:`Watcher` that runs
+it then; how the core takes its plain path is in docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -56,40 +45,31 @@ class Watcher(Protocol):
 
     def run(self, graph: Any, input: Any, config: Any) -> AbstractContextManager[Any]:
         """Around one agent run (``invoke``, ``stream`` and their async twins)."""
-        ...
 
     def node(self, impl: HookImpl, call: Callable[[], T]) -> T:
         """Run one node hook (``call()``), telling the observers how it went."""
-        ...
 
     async def anode(self, impl: HookImpl, call: Callable[[], Awaitable[T]]) -> T:
         """Async :meth:`node`."""
-        ...
 
     def model(self, request: Any, call: Callable[[Any], T]) -> T:
         """Run the model itself (``call(request)``), innermost in the onion."""
-        ...
 
     async def amodel(self, request: Any, call: Callable[[Any], Awaitable[T]]) -> T:
         """Async :meth:`model`."""
-        ...
 
     def tool(self, name: str, request: Any, call: Callable[[Any], T]) -> T:
         """Run the tool itself (``call(request)``), innermost in the onion."""
-        ...
 
     async def atool(self, name: str, request: Any, call: Callable[[Any], Awaitable[T]]) -> T:
         """Async :meth:`tool`."""
-        ...
 
     def layer(self, impl: HookImpl, func: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
         """``func`` (a wrap layer's ``(request, handler) -> result``) told to the observers;
         called once per layer when the observed onion is built."""
-        ...
 
     def continued(self, error: BaseException) -> None:
         """The current layer's ``error`` was passed over (``on_error="continue"``)."""
-        ...
 
 
 _watcher: list[Callable[[], Watcher]] = []

@@ -1,7 +1,5 @@
-"""Replace by name: ``replace(mine)`` in a middleware list takes the place of the member
-named ``mine.name`` (or ``name=``), wherever it sits, nested composites included; the
-list's checks run on the list as replaced (see :mod:`.replaced`).
-"""
+"""Replace by name: ``replace(mine)`` in a middleware list takes the place of the member named
+``mine.name`` (or ``name=``), nested composites included (applied in :mod:`.replaced`)."""
 
 from __future__ import annotations
 
@@ -29,11 +27,9 @@ class Replacement:
 
 
 def replace(middleware: AgentMiddleware[Any, Any, Any], name: str | None = None) -> Replacement:
-    """Mark ``middleware`` to replace the member named ``name`` (default: its own name).
-
+    """Mark ``middleware`` to replace the member named ``name`` (default: its own name):
     ``create_agent(middleware=[*defaults, replace(MySummarizer())])`` runs ``MySummarizer``
-    where the default of the same name was, in ``compose()`` as in ``create_agent``.
-    """
+    where the default of the same name was (in ``compose()`` too)."""
     if name is not None and (not isinstance(name, str) or not name):
         raise TypeError(f"replace(name={name!r}) must be a non-empty str.")
     return Replacement(middleware, middleware.name if name is None else name)

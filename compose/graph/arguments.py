@@ -1,8 +1,5 @@
-"""Checking what is handed to ``create_agent``, ``compose`` and ``explain``, item by item.
-
-Cheap checks; the wording of a failed one (call, list position, fix) is in
-:mod:`.argument_errors`, loaded only then.
-"""
+"""Checking what is handed to ``create_agent``, ``compose`` and ``explain``, item by item;
+the wording of a failed check is in :mod:`.argument_errors`, loaded only then."""
 
 from __future__ import annotations
 

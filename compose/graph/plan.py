@@ -22,21 +22,10 @@ from funcware.hooks.middleware import (
     HookImpl,
     HookName,
     hook_impls,
-    origin,
 )
 from funcware.hooks.types import AgentState
 
 __all__ = ["AgentPlan", "BrokenStackError", "DuplicateMiddlewareError"]
-
-
-class _SchemaOwner:
-    """``middleware 'x' (file:line)``, worked out only for a warning (finding a line is slow)."""
-
-    def __init__(self, middleware: AgentMiddleware[Any, Any, Any]) -> None:
-        self.middleware = middleware
-
-    def __str__(self) -> str:
-        return f"middleware {self.middleware.name!r} ({origin(self.middleware)})"
 
 
 @dataclass
@@ -89,10 +78,8 @@ class AgentPlan:
     ) -> AgentPlan:
         """Work out and check the plan; ``strict``: any problem raises one
         :class:`BrokenStackError`, else they are left in :attr:`problems` (``explain``).
-
         ``place`` names a bad list item (``{}``: its index); ``build`` carries the features'
-        options, which check (or reorder) the list and transform each hook, once.
-        """
+        options, which check (or reorder) the list and transform each hook, once."""
         given = flatten(middleware, place)
         problems: list[str] = []
         duplicates = ""
@@ -117,9 +104,11 @@ class AgentPlan:
 
             owned_tools = gather_tools(members, tools or ())
             tool_owners = [(owner, tool_name(t)) for owner, t in owned_tools]
-        owned = [
-            (_SchemaOwner(m), m.state_schema) for m in members if m.state_schema is not AgentState
-        ]
+        owned: list[tuple[object, type]] = []
+        if any(m.state_schema is not AgentState for m in members):
+            from funcware.compose.graph.merging import SchemaOwner
+
+            owned = [(SchemaOwner(m), m.state_schema) for m in members]
         schema = merge_schemas(owned, winner=state_schema)
         plan = cls(
             middleware=members,

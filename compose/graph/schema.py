@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar, cast, get_args, get_origin
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
@@ -17,6 +18,7 @@ from funcware.hooks.adapters import adapters
 from funcware.hooks.types import AgentState, OmitFromSchema
 
 __all__ = [
+    "declarations",
     "field_metadata",
     "input_output_schemas",
     "merge_schemas",
@@ -28,16 +30,13 @@ __all__ = [
 
 
 _HINTS: WeakKeyDictionary[type, dict[str, Any]] = WeakKeyDictionary()
+_evaluated = partial(get_type_hints, include_extras=True)
 
 
 def type_hints(schema: type) -> dict[str, Any]:
     """``get_type_hints(schema, include_extras=True)``, evaluated once per class (string
     annotations are most of the cost of building an agent)."""
     return _once(_HINTS, schema, _evaluated)
-
-
-def _evaluated(schema: type) -> dict[str, Any]:
-    return get_type_hints(schema, include_extras=True)
 
 
 def native_fields(schema: type) -> dict[str, Any]:
@@ -121,7 +120,7 @@ def _reducer_keys(schema: type) -> frozenset[str]:
     return frozenset({"messages", *keys})
 
 
-def _declarations(schema: type) -> dict[str, tuple[Any, bool]]:
+def declarations(schema: type) -> dict[str, tuple[Any, bool]]:
     """Each field's type (without ``Required``/``NotRequired``) and whether it is required
     (the wrapper says so, else the class: ``total=False``)."""
     required_keys: frozenset[str] | None = getattr(schema, "__required_keys__", None)
@@ -134,17 +133,6 @@ def _declarations(schema: type) -> dict[str, tuple[Any, bool]]:
             required = required_keys is None or key in required_keys
         declared[key] = (strip_required(annotation), required)
     return declared
-
-
-def _generic(annotation: Any) -> bool:
-    """Whether a field's type is a bare type variable (``Annotated`` extras aside)."""
-    base = get_args(annotation)[0] if hasattr(annotation, "__metadata__") else annotation
-    return isinstance(base, TypeVar)
-
-
-def _compatible(first: Any, second: Any) -> bool:
-    """Same type, or one of them left generic (``class S(AgentState[T])``)."""
-    return first == second or _generic(first) or _generic(second)
 
 
 def merge_schemas(
@@ -164,53 +152,21 @@ def merge_schemas(
         key, found = (), None
     if found is not None:
         return cast("type[AgentState[Any]]", found)
-    fields, conflicted = _merged(owned, winner)
-    schema: type = TypedDict(name, fields)  # type: ignore[misc]
-    if key and not conflicted:  # a conflict is warned about on every build
-        _MERGED[key] = schema
-    return cast("type[AgentState[Any]]", schema)
+    declaring = [(owner, schema) for owner, schema in owned if schema is not AgentState]
+    if declaring or winner is not None:
+        from funcware.compose.graph.merging import merged_declarations
 
-
-def _merged(
-    owned: Sequence[tuple[object, type]], winner: type | None
-) -> tuple[dict[str, Any], bool]:
-    """The merged fields (see ``merge_schemas``), each ``NotRequired`` unless required; and
-    whether two declarations conflicted."""
-    merged = _declarations(AgentState)
-    declared_by: dict[str, object] = dict.fromkeys(merged, "AgentState")
-    overridden = _declarations(winner) if winner is not None else {}
-    conflicted = False
-    for owner, schema in owned:
-        if schema is AgentState:
-            continue
-        for key, (annotation, required) in _declarations(schema).items():
-            if key not in merged:
-                merged[key] = (annotation, required)
-                declared_by[key] = owner
-                continue
-            known, known_required = merged[key]
-            if _compatible(known, annotation):
-                if _generic(known):  # a TypeVar takes the other owner's concrete type
-                    known = annotation
-                    declared_by[key] = owner
-                merged[key] = (known, required and known_required)
-                continue
-            from funcware.compose.graph.schema_conflicts import warn_conflict, widened
-
-            wider = widened(known, annotation)
-            if wider is None:
-                if key not in overridden:
-                    warn_conflict(key, known, declared_by[key], annotation, owner)
-                    conflicted = True
-                wider = annotation
-                declared_by[key] = owner
-            merged[key] = (wider, required and known_required)
-    merged.update(overridden)
+        merged, conflicted = merged_declarations(declaring, winner)
+    else:
+        merged, conflicted = declarations(AgentState), False
     fields = {
         key: annotation if required else NotRequired[annotation]
         for key, (annotation, required) in merged.items()
     }
-    return fields, conflicted
+    schema: type = TypedDict(name, fields)  # type: ignore[misc]
+    if key and not conflicted:  # a conflict is warned about on every build
+        _MERGED[key] = schema
+    return cast("type[AgentState[Any]]", schema)
 
 
 def _omitted(annotation: Any, side: str) -> bool:

@@ -1,7 +1,5 @@
-"""Hiding middleware's own model calls (a summarizer, a grader) from ``stream_mode="messages"``
-with langgraph's ``nostream`` tag on the current config, as LangChain's middleware do; the
-agent's own call uses :func:`agent_config`. What still shows is in :mod:`.quiet`.
-"""
+"""Hiding middleware's own model calls from ``stream_mode="messages"`` (langgraph's ``nostream``
+tag, as LangChain's middleware do); the agent's own call uses :func:`agent_config`."""
 
 from __future__ import annotations
 
@@ -102,16 +100,10 @@ def current_config(config: RunnableConfig) -> Iterator[None]:
 
 @contextmanager
 def runnable_config(config: RunnableConfig | None) -> Iterator[None]:
-    """Make a node's ``config`` the current runnable config, on Python 3.10.
-
-    From 3.11 langgraph runs each node in a context that carries its config; on 3.10
-    asyncio cannot, and funcware's nodes set it here.
-    """
+    """Make a node's ``config`` the current runnable config on Python 3.10 (from 3.11 langgraph
+    runs each node in a context that carries it)."""
     if config is None or sys.version_info >= (3, 11):
         yield
         return
-    token = var_child_runnable_config.set(config)
-    try:
+    with current_config(config):
         yield
-    finally:
-        var_child_runnable_config.reset(token)

@@ -1,7 +1,5 @@
-"""What an agent's graph streams beyond its nodes, as LangChain's ``create_agent``: the
-tool-call and sub-agent projections, the middleware's and then ``create_agent``'s
-``transformers`` (each factory once), and run metadata (``lc_agent_name`` with ``name=``).
-"""
+"""What an agent streams beyond its nodes, as LangChain's ``create_agent``: the tool-call and
+sub-agent projections, the middleware's then ``create_agent``'s ``transformers``, metadata."""
 
 from __future__ import annotations
 
@@ -10,12 +8,14 @@ import importlib
 import importlib.metadata
 from collections.abc import Iterable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.prebuilt import ToolCallTransformer
 
-from funcware.compose.stream.subagents import SubagentTransformer
 from funcware.hooks.middleware import TransformerFactory
+
+if TYPE_CHECKING:
+    from langgraph.stream import StreamTransformer
 
 __all__ = ["agent_metadata", "agent_transformers", "member_transformers"]
 
@@ -35,13 +35,7 @@ def _check(factory: object, owner: str) -> TransformerFactory:
 
 def _unique(factories: Iterable[TransformerFactory]) -> list[TransformerFactory]:
     """Each factory once (by identity: factories need not be hashable), first place kept."""
-    seen: set[int] = set()
-    unique: list[TransformerFactory] = []
-    for factory in factories:
-        if id(factory) not in seen:
-            seen.add(id(factory))
-            unique.append(factory)
-    return unique
+    return list({id(factory): factory for factory in factories}.values())
 
 
 def member_transformers(middleware: Sequence[Any]) -> list[TransformerFactory]:
@@ -58,9 +52,8 @@ _LC_SUBAGENTS = "langchain.agents._subagent_transformer"
 
 @functools.cache
 def langchain_module(name: str) -> ModuleType | None:
-    """LangChain's module ``name`` when the ``langchain`` distribution is installed and the
-    module imports, else ``None``; asked once per process (what is installed decides, never
-    what happens to have been imported)."""
+    """LangChain's module ``name`` if the ``langchain`` distribution is installed (whatever has
+    been imported) and it imports, else ``None``; asked once per process."""
     try:
         importlib.metadata.distribution("langchain")
     except importlib.metadata.PackageNotFoundError:
@@ -77,10 +70,18 @@ def _langchain_subagents() -> TransformerFactory | None:
     return found if callable(found) else None
 
 
+def funcware_subagents(scope: tuple[str, ...]) -> StreamTransformer:
+    """funcware's sub-agent projection for ``scope``; :mod:`.subagents` loads with the first
+    v3 stream (langgraph only ever calls a factory with a scope)."""
+    from funcware.compose.stream.subagents import SubagentTransformer
+
+    return SubagentTransformer(scope)
+
+
 def subagent_transformer() -> TransformerFactory:
     """The sub-agent projection: LangChain's transformer when LangChain is installed (code
     written for it checks for its handle class), else funcware's, with the same handles."""
-    return _langchain_subagents() or SubagentTransformer
+    return _langchain_subagents() or funcware_subagents
 
 
 def agent_transformers(

@@ -36,6 +36,7 @@ from funcware import (
 from funcware.compose import ComposedMiddleware, compose
 from funcware.compose import chain as chain_module
 from funcware.compose import composite as composite_module
+from funcware.compose.graph import composite_hooks as composite_hooks_module
 from funcware.compose.steps.nodes import InvalidJumpError
 from funcware.errors import DoubleCallWarning, StateSchemaConflictWarning
 from funcware.hooks.middleware import hook_impls
@@ -231,8 +232,9 @@ def test_the_onion_is_built_once_on_the_first_call_not_on_every_call(
 
     for name in ("build_sync", "build_async", "hook_impls", "arranged", "transform"):
         monkeypatch.setattr(composite_module, name, refuse)
-    for name in ("hook_impls", "flatten", "arrange"):
+    for name in ("flatten", "arrange"):
         monkeypatch.setattr(chain_module, name, refuse)
+    monkeypatch.setattr(composite_hooks_module, "hook_impls", refuse)
     for mode in MODES * 2:
         call_model(onion, mode)
     assert log == ["a>", "b>", "<b", "<a"] * 5
