@@ -70,11 +70,6 @@ def _hook_node(
     return RunnableCallable(node, anode, name=impl.label, trace=False)
 
 
-def _edge(route: Callable[..., Any]) -> RunnableCallable:
-    """A routing function as an untraced runnable (no callback run per decision)."""
-    return RunnableCallable(route, trace=False)
-
-
 def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage | None:
     if system_prompt is None or isinstance(system_prompt, SystemMessage):
         return system_prompt
@@ -274,10 +269,10 @@ def _wire(
         if not targets:
             graph.add_edge(node, default)
             return
-        from funcware.compose.graph.routing import jump_route
+        from funcware.compose.graph.routing import edge, jump_route
 
         ends = {default, *(t for t in map(places.resolve, targets) if t is not None)}
-        graph.add_conditional_edges(node, _edge(jump_route(places, default)), sorted(ends))
+        graph.add_conditional_edges(node, edge(jump_route(places, default)), sorted(ends))
 
     graph.add_edge(START, (before_agent + before_model + ["model"])[0])
     for chain, last_default in (
@@ -293,37 +288,12 @@ def _wire(
             link(node, nxt)
     loop_exit = after_model[-1] if after_model else "model"
 
-    if tool_node is None and structured:  # answer in the model step, or ask again
-        from funcware.compose.graph.routing import structured_retry_route
-
-        graph.add_conditional_edges(
-            loop_exit,
-            _edge(structured_retry_route(places)),
-            sorted({places.loop_entry, places.exit}),
-        )
-        return
-    if tool_node is None:
+    if tool_node is None and not structured:
         if loop_exit == "model":
             graph.add_edge("model", places.exit)
         else:
             link(loop_exit, places.exit)
         return
-    from funcware.compose.graph.routing import after_model_route, after_tools_route
+    from funcware.compose.graph.routing import wire_loop
 
-    return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
-    executable = frozenset(tool_node.tools_by_name)
-    graph.add_conditional_edges(
-        "tools",
-        _edge(after_tools_route(places, return_direct, executable, structured)),
-        sorted(
-            {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
-        ),
-    )
-    # Back to the loop entry only when something past the model can answer its tool calls
-    # (an after_model hook, a model wrap, structured output), as LangChain draws it.
-    can_loop = loop_exit != "model" or bool(hooks["wrap_model_call"]) or bool(structured)
-    graph.add_conditional_edges(
-        loop_exit,
-        _edge(after_model_route(places, structured)),
-        sorted({"tools", places.exit, *([places.loop_entry] if can_loop else [])}),
-    )
+    wire_loop(graph, places, loop_exit, tool_node, structured, bool(hooks["wrap_model_call"]))

@@ -7,6 +7,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
+from langgraph._internal._runnable import RunnableCallable
+from langgraph.graph import StateGraph
+from langgraph.prebuilt import ToolNode
 from langgraph.types import Send
 
 from funcware.compose.graph.places import Places
@@ -16,6 +19,7 @@ __all__ = [
     "after_tools_route",
     "jump_route",
     "structured_retry_route",
+    "wire_loop",
 ]
 
 
@@ -118,3 +122,44 @@ def structured_retry_route(places: Places) -> Callable[[Mapping[str, Any]], str]
         return places.loop_entry
 
     return route
+
+
+def wire_loop(
+    graph: StateGraph[Any, Any, Any, Any],
+    places: Places,
+    loop_exit: str,
+    tool_node: ToolNode | None,
+    structured: frozenset[str],
+    model_wraps: bool,
+) -> None:
+    """The edges out of the loop's last node (``loop_exit``) and the tools node, for an
+    agent with tools or structured output (``structured``: its output tools)."""
+    if tool_node is None:  # structured output: answered in the model step, or asked again
+        graph.add_conditional_edges(
+            loop_exit,
+            edge(structured_retry_route(places)),
+            sorted({places.loop_entry, places.exit}),
+        )
+        return
+    return_direct = frozenset(n for n, t in tool_node.tools_by_name.items() if t.return_direct)
+    executable = frozenset(tool_node.tools_by_name)
+    graph.add_conditional_edges(
+        "tools",
+        edge(after_tools_route(places, return_direct, executable, structured)),
+        sorted(
+            {places.loop_entry, places.exit} if return_direct or structured else {places.loop_entry}
+        ),
+    )
+    # Back to the loop entry only when something past the model can answer its tool calls
+    # (an after_model hook, a model wrap, structured output), as LangChain draws it.
+    can_loop = loop_exit != "model" or model_wraps or bool(structured)
+    graph.add_conditional_edges(
+        loop_exit,
+        edge(after_model_route(places, structured)),
+        sorted({"tools", places.exit, *([places.loop_entry] if can_loop else [])}),
+    )
+
+
+def edge(route: Callable[..., Any]) -> RunnableCallable:
+    """A routing function as an untraced runnable (no callback run per decision)."""
+    return RunnableCallable(route, trace=False)
