@@ -28,9 +28,9 @@ from funcware.compose.stream.hidden import (
     runnable_config,
     visible_layers,
 )
+from funcware.compose.wraps.layers import Writes
 from funcware.compose.wraps.onion import Onions
 from funcware.compose.wraps.results import model_calls
-from funcware.compose.wraps.updates import Writes, merge_writes
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse
 
@@ -232,6 +232,8 @@ class ModelNode:
             state["structured_response"] = None
         if not writes:
             return state
+        from funcware.compose.wraps.updates import merge_writes
+
         merged = merge_writes(writes, self.reducer_keys)
         return [Command(update=state), *(Command(update={key: value}) for key, value in merged)]
 

@@ -11,14 +11,12 @@ from functools import partial
 from typing import Any, Optional
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END
-from langgraph.types import Command, Send
+from langgraph.types import Command
 
 from funcware.compose.observing import watcher
 from funcware.compose.steps.jumplog import record_jump
 from funcware.compose.steps.keys import check_keys, written_keys
 from funcware.compose.stream.hidden import hidden_calls, runnable_config
-from funcware.compose.wraps.updates import update_writes
 from funcware.errors import InvalidJumpError, UnknownNodeError
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
@@ -26,7 +24,7 @@ from funcware.hooks.middleware import HookImpl
 __all__ = [
     "InvalidJumpError",
     "UnknownNodeError",
-    "check_goto",
+    "check_jump",
     "check_node_result",
     "run_node",
     "run_node_async",
@@ -38,20 +36,8 @@ Keys = frozenset[str] | None
 """The keys (or nodes) a result may write (or go to); ``None``: any."""
 
 
-def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) -> None:
-    """Refuse a ``goto`` to a node not in ``nodes`` (langgraph would log and go on)."""
-    if nodes is None or not command.goto or command.graph is not None:
-        return
-    gotos = command.goto if isinstance(command.goto, (list, tuple)) else [command.goto]
-    for goto in gotos:
-        name = goto.node if isinstance(goto, Send) else goto
-        if name not in nodes and name != END:
-            from funcware.compose.steps.node_errors import unknown_node
-
-            raise unknown_node(name, nodes, owner)
-
-
-def _check_jump(target: object, impl: HookImpl) -> None:
+def check_jump(target: object, impl: HookImpl) -> None:
+    """Refuse a ``jump_to`` the hook did not declare in ``can_jump_to``."""
     if target is not None and target not in impl.can_jump_to:
         from funcware.compose.steps.node_errors import invalid_jump
 
@@ -66,16 +52,11 @@ def check_node_result(
     if result is None:
         return None
     if isinstance(result, Command):
-        if isinstance(result.update, Mapping):
-            _check_jump(result.update.get("jump_to"), impl)
-        elif result.update is not None:
-            update_writes(result.update, impl.describe())  # refuses what is no update
-        if result.graph is None:  # a parent graph's keys are not this agent's to check
-            check_keys(written_keys(result), known, impl.describe())
-        check_goto(result, nodes, impl.describe())
-        return result
+        from funcware.compose.steps.node_commands import check_command
+
+        return check_command(result, impl, known, nodes)
     if isinstance(result, Mapping):
-        _check_jump(result.get("jump_to"), impl)
+        check_jump(result.get("jump_to"), impl)
         check_keys(written_keys(result), known, impl.describe())
         return dict(result)
     from funcware.compose.steps.node_errors import not_a_result

@@ -11,13 +11,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from funcware.compose.steps.failures import note_passed_through
-from funcware.compose.wraps.updates import NO_WRITES, Writes
 from funcware.hooks.middleware import HookImpl
 
 if TYPE_CHECKING:
     from funcware.compose.wraps.onion import CallKind
 
 __all__ = [
+    "NO_WRITES",
     "AsyncPiece",
     "AsyncTail",
     "Handler",
@@ -26,11 +26,15 @@ __all__ = [
     "Piece",
     "Run",
     "Tail",
+    "Writes",
     "funcs",
     "sync_chain",
     "tail_piece",
 ]
 
+Writes = tuple[tuple[str, Any], ...]
+"""An ordered sequence of state writes ``(key, value)``, inner layers' first."""
+NO_WRITES: Writes = ()
 Outcome = tuple[Any, Writes]
 Tail = Callable[[Any], Any]
 """What lies inside the onion: takes the request, returns the response, writes nothing."""
