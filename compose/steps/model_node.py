@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    RemoveMessage,
-    SystemMessage,
-)
+from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphInterrupt
@@ -48,6 +44,11 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
     return message.model_copy(
         update={"content": list(content)} if isinstance(content, list) else None
     )
+
+
+def _observed(observe: Callable[[Any, Any], Any], model: Any, request: Any) -> Any:
+    """``model(request)``, run by the watcher's ``observe``."""
+    return observe(request, model)
 
 
 class ModelNode:
@@ -191,24 +192,16 @@ class ModelNode:
 
     def _handler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
         """The innermost handler: the model, observed and noting attempts as needed."""
-        call = self.call_model
+        call: Any = self.call_model
         if observer is not None:
-            plain = call
-
-            def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
-                return observer.model(request, plain)
-
+            call = partial(_observed, observer.model, call)
         return call if attempts is None else attempts.noting(call)
 
     def _ahandler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
         """Async :meth:`_handler`."""
-        call = self.acall_model
+        call: Any = self.acall_model
         if observer is not None:
-            plain = call
-
-            async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
-                return await observer.amodel(request, plain)
-
+            call = partial(_observed, observer.amodel, call)
         return call if attempts is None else attempts.anoting(call)
 
     def _update(
