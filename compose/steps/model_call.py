@@ -32,14 +32,16 @@ class ModelCall:
     """Whether :meth:`finish` may change the node's output (else it is not called)."""
 
     formats: ModelCall | None = None
-    """The strategy for a request whose format the agent was not built with (a wrap layer
-    set one): made on first need through the ``model_call`` seam."""
+    """The strategy for a format the agent was not built with (a layer set one), made on
+    first need (:mod:`.late_formats`)."""
 
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         """The model bound for ``request``, and what :meth:`respond` needs (``None`` here);
         ``layers`` names the agent's model wraps, for error messages."""
         if request.response_format is not None and self.formats is not self:
-            return self._formats().bind(request, layers)
+            from funcware.compose.steps.late_formats import formats_for
+
+            return formats_for(self).bind(request, layers)
         model = request.model
         if request.tools:
             bound = model.bind_tools(
@@ -77,15 +79,6 @@ class ModelCall:
         if bound_for is not None and self.formats not in (None, self):
             return self.formats.ran_out(request, bound_for)
         return ""
-
-    def _formats(self) -> ModelCall:
-        if self.formats is None:
-            from funcware.compose.seams import late_model_call
-
-            plain = ModelCall()
-            plain.formats = plain  # binds what it is given
-            self.formats = late_model_call("response_format", plain)
-        return self.formats
 
     def finish(self, update: Update, config: RunnableConfig | None) -> Update:
         """The node's output, as the stream should see it (called when :attr:`buffers`)."""
