@@ -14,7 +14,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
 from funcware.compose.observing import watcher
-from funcware.compose.steps.jumplog import record_jump
 from funcware.compose.steps.keys import check_keys, written_keys
 from funcware.compose.stream.hidden import hidden_calls, runnable_config
 from funcware.errors import InvalidJumpError, UnknownNodeError
@@ -92,9 +91,11 @@ def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -
 def _returned(
     result: object, impl: HookImpl, config: RunnableConfig | None, known: Keys, nodes: Keys
 ) -> Result:
-    """The hook's checked result; a jump in it is remembered for the run's errors."""
+    """The hook's checked result; a jump in it is counted for the run's errors."""
     checked = check_node_result(result, impl, known, nodes)
-    if checked is not None:
+    if isinstance(checked, Command) or (checked and checked.get("jump_to") is not None):
+        from funcware.compose.steps.jump_counts import record_jump
+
         record_jump(config, impl, checked)
     return checked
 
