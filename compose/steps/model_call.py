@@ -1,7 +1,6 @@
-"""How the model node calls the model: a strategy chosen once, at build. A feature changes
-parts of the plain :class:`ModelCall` through the ``model_call`` seam with a :class:`Delegate`
-(structured output binds and parses; a stream guard invokes and releases).
-"""
+"""How the model node calls the model: a strategy chosen at build. A feature changes parts of
+the plain :class:`ModelCall` through the ``model_call`` seam with a :class:`Delegate`
+(structured output binds and parses; a stream guard invokes and releases)."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ class ModelCall:
     """Whether :meth:`finish` may change the node's output (else it is not called)."""
 
     formats: ModelCall | None = None
-    """The strategy for a format the agent was not built with (a layer set one), made on
-    first need (:mod:`.late_formats`)."""
+    """The strategy for a format a layer set that the agent was not built with (late_formats)."""
 
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         """The model bound for ``request``, and what :meth:`respond` needs (``None`` here);

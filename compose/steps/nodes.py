@@ -1,7 +1,7 @@
 """Running one node-style hook: the right flavour (bridged if need be), its result checked.
 
 A node hook returns a dict update, a ``Command`` or ``None``. A ``jump_to`` in it must be
-one of the targets the hook declared; anything else is an :class:`InvalidJumpError`.
+one of the targets the hook declared (else ``funcware.errors.InvalidJumpError``).
 """
 
 from __future__ import annotations
@@ -16,18 +16,10 @@ from langgraph.types import Command
 from funcware.compose.observing import watcher
 from funcware.compose.steps.keys import check_keys, written_keys
 from funcware.compose.stream.hidden import hidden_calls, runnable_config
-from funcware.errors import InvalidJumpError, UnknownNodeError
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 
-__all__ = [
-    "InvalidJumpError",
-    "UnknownNodeError",
-    "check_jump",
-    "check_node_result",
-    "run_node",
-    "run_node_async",
-]
+__all__ = ["check_jump", "check_node_result", "run_node", "run_node_async"]
 
 Result = dict[str, Any] | Command[Any] | None
 """What a node hook returns (checked)."""

@@ -1,9 +1,7 @@
-"""A run of wrap layers of one flavour, folded per call: one :class:`Handler` per layer call.
-
-The handler given to layer ``i`` runs layer ``i + 1`` (or the piece inside the run) with a
-handler of its own, checks its result, notes an error on the layer that raised it, keeps the
-writes of its last attempt that returned and counts calls and answers (:mod:`.double_calls`).
-"""
+"""A run of wrap layers of one flavour, folded per call: the :class:`Handler` given to layer
+``i`` runs what lies inside it, checks the result, notes an error on the layer that raised it
+and keeps the writes of its last attempt that returned. A *piece* maps ``(request, tail)`` to
+``(response, writes)``; the *tail* (the model, the tool) writes nothing."""
 
 from __future__ import annotations
 

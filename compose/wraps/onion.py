@@ -1,10 +1,6 @@
-"""The onion: wrap hooks folded into one call, first hook outermost, built once.
-
-A *piece* takes ``(request, tail)`` and returns ``(response, writes)``; ``tail`` runs what
-lies inside the onion (the model or the tool), writes nothing and marks what it raises as
-passed through. Layers of the other flavour only are bridged in runs (:mod:`.mixed`). An
-observed onion (each layer wrapped by an observer) is built beside the plain one.
-"""
+"""The onion: wrap hooks folded into one call, first hook outermost, built once (and once
+more, each layer wrapped, for an observer). Runs of layers of the other flavour only are
+bridged (:mod:`.mixed`); pieces and tails are described in :mod:`.layers`."""
 
 from __future__ import annotations
 

@@ -36,8 +36,7 @@ from funcware import (
 from funcware.compose import ComposedMiddleware, compose
 from funcware.compose import chain as chain_module
 from funcware.compose import composite as composite_module
-from funcware.compose.steps.nodes import InvalidJumpError
-from funcware.errors import DoubleCallWarning, StateSchemaConflictWarning
+from funcware.errors import DoubleCallWarning, InvalidJumpError, StateSchemaConflictWarning
 from funcware.hooks.middleware import hook_impls
 
 HERE = os.path.basename(__file__)
