@@ -25,6 +25,7 @@ Result = dict[str, Any] | Command[Any] | None
 """What a node hook returns (checked)."""
 Keys = frozenset[str] | None
 """The keys (or nodes) a result may write (or go to); ``None``: any."""
+Config = RunnableConfig | None
 
 
 def check_jump(target: object, impl: HookImpl) -> None:
@@ -55,7 +56,7 @@ def check_node_result(
     raise not_a_result(result, impl)
 
 
-def _hiding(impl: HookImpl, config: RunnableConfig | None) -> RunnableConfig | None:
+def _hiding(impl: HookImpl, config: Config) -> Config:
     """The config to hide the hook's own model calls from, unless its middleware opts in."""
     return None if getattr(impl.middleware, "stream_internal_calls", False) else config
 
@@ -64,14 +65,14 @@ _NO_KWARGS: dict[str, Any] = {}
 
 
 def _arguments(
-    call: Injection, state: Any, runtime: Any, config: RunnableConfig | None
+    call: Injection, state: Any, runtime: Any, config: Config
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The hook's positional arguments and the langgraph parameters it declared."""
     args = (state, runtime) if call.positional == 2 else (state,)
     return args, call.values(runtime, config) if call.extras else _NO_KWARGS
 
 
-def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -> None:
+def _failed(exc: BaseException, impl: HookImpl, config: Config) -> None:
     """Note ``exc`` on the hook that raised it (an interrupt needs a checkpointer)."""
     from funcware.compose.steps.error_notes import note_raised
     from funcware.compose.steps.pauses import refuse_unresumable
@@ -80,9 +81,7 @@ def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -
     refuse_unresumable(exc, config, impl.describe())
 
 
-def _returned(
-    result: object, impl: HookImpl, config: RunnableConfig | None, known: Keys, nodes: Keys
-) -> Result:
+def _returned(result: object, impl: HookImpl, config: Config, known: Keys, nodes: Keys) -> Result:
     """The hook's checked result; a jump in it is counted for the run's errors."""
     checked = check_node_result(result, impl, known, nodes)
     if isinstance(checked, Command) or (checked and checked.get("jump_to") is not None):
@@ -93,12 +92,7 @@ def _returned(
 
 
 def _call_node(
-    impl: HookImpl,
-    state: Any,
-    runtime: Any,
-    config: RunnableConfig | None,
-    known: Keys,
-    nodes: Keys,
+    impl: HookImpl, state: Any, runtime: Any, config: Config, known: Keys, nodes: Keys
 ) -> Result:
     """:func:`run_node`, unobserved."""
     try:
@@ -119,12 +113,7 @@ def _call_node(
 
 
 async def _acall_node(
-    impl: HookImpl,
-    state: Any,
-    runtime: Any,
-    config: RunnableConfig | None,
-    known: Keys,
-    nodes: Keys,
+    impl: HookImpl, state: Any, runtime: Any, config: Config, known: Keys, nodes: Keys
 ) -> Result:
     """:func:`run_node_async`, unobserved."""
     try:
