@@ -24,7 +24,7 @@ from funcware.compose.stream.hidden import (
     runnable_config,
     visible_layers,
 )
-from funcware.compose.wraps.layers import Writes
+from funcware.compose.wraps.layers import Outcome
 from funcware.compose.wraps.onion import Onions
 from funcware.compose.wraps.results import model_calls
 from funcware.hooks.middleware import HookImpl
@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from funcware.compose.steps.attempts import Attempts
 
 __all__ = ["ModelNode"]
+
+Repaired = list[AnyMessage] | None
+"""The history with replies to invalid tool calls, when it needed them."""
 
 
 def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
@@ -84,9 +87,10 @@ class ModelNode:
 
     def request(
         self, state: Any, runtime: Any
-    ) -> tuple[ModelRequest[Any], list[AnyMessage] | None]:
-        """A fresh request (its lists and ``state`` are copies a layer may edit), and the
-        repaired history if invalid tool calls needed replies."""
+    ) -> tuple[ModelRequest[Any], Repaired, Attempts | None]:
+        """A fresh request (its lists and ``state`` are copies a layer may edit), the repaired
+        history if invalid tool calls needed replies, and the step's record of attempts if a
+        layer may retry after one of the strategy's ``retry_errors`` (its feedback is kept)."""
         history: list[AnyMessage] = list(state["messages"])
         repaired = None
         if any(isinstance(m, AIMessage) and m.invalid_tool_calls for m in history):
@@ -106,7 +110,11 @@ class ModelNode:
             runtime=runtime,
             model_settings={},
         )
-        return request, repaired
+        if not (self.wraps and self.call.retry_errors):
+            return request, repaired, None
+        from funcware.compose.steps.attempts import Attempts
+
+        return request, repaired, Attempts(messages, self.call.retry_errors)
 
     def _check_tools(self, request: ModelRequest[Any]) -> None:
         if self.has_tool_wraps:
@@ -120,9 +128,6 @@ class ModelNode:
             from funcware.compose.steps.model_errors import unknown_tools
 
             raise unknown_tools(unknown, self.executable, self._layers())
-
-    def _bind(self, request: ModelRequest[Any]) -> tuple[Any, object]:
-        return self.call.bind(request, self._layers())
 
     def _layers(self) -> str:
         return "; ".join(impl.describe() for impl in self.wraps) or "none"
@@ -138,9 +143,9 @@ class ModelNode:
             and all(a is b for a, b in zip(request.tools, self.tools, strict=True))
         )
         if not unchanged:
-            return self._bind(request)
+            return self.call.bind(request, self._layers())
         if self._default_bound is None:
-            self._default_bound = self._bind(request)
+            self._default_bound = self.call.bind(request, self._layers())
         return self._default_bound
 
     def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage], object]:
@@ -181,38 +186,21 @@ class ModelNode:
                 raise ran_out(request, self.call.ran_out(request, bound_for)) from exc
             return self._response(output, bound_for)
 
-    def _attempts(self, request: ModelRequest[Any]) -> Attempts | None:
-        """The step's record of attempts, when a layer may retry after one of the strategy's
-        ``retry_errors`` (its feedback is kept)."""
-        if not (self.wraps and self.call.retry_errors):
-            return None
-        from funcware.compose.steps.attempts import Attempts
-
-        return Attempts(request.messages, self.call.retry_errors)
-
-    def _handler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
+    def _handler(self, attempts: Attempts | None, observer: Watcher | None, async_: bool) -> Any:
         """The innermost handler: the model, observed and noting attempts as needed."""
-        call: Any = self.call_model
+        call: Any = self.acall_model if async_ else self.call_model
         if observer is not None:
-            call = partial(_observed, observer.model, call)
-        return call if attempts is None else attempts.noting(call)
-
-    def _ahandler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
-        """Async :meth:`_handler`."""
-        call: Any = self.acall_model
-        if observer is not None:
-            call = partial(_observed, observer.amodel, call)
-        return call if attempts is None else attempts.anoting(call)
+            call = partial(_observed, observer.amodel if async_ else observer.model, call)
+        if attempts is not None:
+            call = attempts.anoting(call) if async_ else attempts.noting(call)
+        return call
 
     def _update(
-        self,
-        response: ModelResponse[Any],
-        writes: Writes,
-        repaired: list[AnyMessage] | None,
-        attempts: Attempts | None = None,
+        self, outcome: Outcome, repaired: Repaired, attempts: Attempts | None
     ) -> dict[str, Any] | list[Command[Any]]:
         """The node's output, shaped as LangChain's so every stream mode shows the same: the
         model's messages first, then each merged write as its own ``Command``."""
+        response, writes = outcome
         messages = list(response.result)
         if attempts is not None and (feedback := attempts.feedback()):
             messages = [*feedback, *messages]
@@ -249,13 +237,12 @@ class ModelNode:
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
-        request, repaired = self.request(state, runtime)
-        attempts = self._attempts(request)
+        request, repaired, attempts = self.request(state, runtime)
         with self._step(config):  # the run's config current first: it says who observes
             observer = watcher()
             onion = self.onions.sync(observer)
-            response, writes = onion(request, self._handler(attempts, observer))
-        update = self._update(response, writes, repaired, attempts)
+            outcome = onion(request, self._handler(attempts, observer, async_=False))
+        update = self._update(outcome, repaired, attempts)
         return self.call.finish(update, config) if self.call.buffers else update
 
     async def acall(
@@ -265,11 +252,10 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
-        request, repaired = self.request(state, runtime)
-        attempts = self._attempts(request)
+        request, repaired, attempts = self.request(state, runtime)
         with self._step(config):  # the run's config current first: it says who observes
             observer = watcher()
             onion = self.onions.async_(observer)
-            response, writes = await onion(request, self._ahandler(attempts, observer))
-        update = self._update(response, writes, repaired, attempts)
+            outcome = await onion(request, self._handler(attempts, observer, async_=True))
+        update = self._update(outcome, repaired, attempts)
         return await self.call.afinish(update, config) if self.call.buffers else update
