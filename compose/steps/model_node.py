@@ -119,15 +119,12 @@ class ModelNode:
     def _check_tools(self, request: ModelRequest[Any]) -> None:
         if self.has_tool_wraps:
             return
-        unknown = [
-            t.name
-            for t in request.tools
-            if isinstance(t, BaseTool) and t.name not in self.executable
-        ]
+        known = self.executable
+        unknown = [t.name for t in request.tools if isinstance(t, BaseTool) and t.name not in known]
         if unknown:
             from funcware.compose.steps.model_errors import unknown_tools
 
-            raise unknown_tools(unknown, self.executable, self._layers())
+            raise unknown_tools(unknown, known, self._layers())
 
     def _layers(self) -> str:
         return "; ".join(impl.describe() for impl in self.wraps) or "none"

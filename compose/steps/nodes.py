@@ -1,8 +1,6 @@
-"""Running one node-style hook: the right flavour (bridged if need be), its result checked.
-
-A node hook returns a dict update, a ``Command`` or ``None``. A ``jump_to`` in it must be
-one of the targets the hook declared (else ``funcware.errors.InvalidJumpError``).
-"""
+"""Running one node-style hook: the right flavour (bridged if need be), its result checked:
+a dict update, a ``Command`` (:mod:`.node_commands`) or ``None``, with a ``jump_to`` only to
+a target the hook declared (else ``funcware.errors.InvalidJumpError``)."""
 
 from __future__ import annotations
 

@@ -78,9 +78,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
 
             check_resume(self, input, config)
         log, logged, observed = self._start(input, config, kwargs)
-        run = super().stream
-        if self.run_wraps:
-            run = _wrapped(self, run, async_=False)
+        run = _wrapped(self, super().stream, async_=False)
         with observed:
             try:
                 yield from run(input, logged, **kwargs)
@@ -98,9 +96,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
 
             await acheck_resume(self, input, config)
         log, logged, observed = self._start(input, config, kwargs)
-        run = super().astream
-        if self.run_wraps:
-            run = _wrapped(self, run, async_=True)
+        run = _wrapped(self, super().astream, async_=True)
         chunks = cast("AsyncGenerator[Any, None]", run(input, logged, **kwargs))
         with observed:
             try:
@@ -116,7 +112,7 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
 
 def _wrapped(graph: AgentGraph, run: Callable[..., Any], async_: bool) -> Callable[..., Any]:
     """``run`` (langgraph's ``stream``, or ``astream`` if ``async_``) inside the graph's run
-    wraps, first outermost, called as ``run`` is."""
+    wraps (if any), first outermost, called as ``run`` is."""
     for wrap in reversed(graph.run_wraps):
         run = partial(_around, wrap.astream if async_ else wrap.stream, graph, run)
     return run
