@@ -16,6 +16,7 @@ __all__ = ["Delegate", "ModelCall", "Update"]
 
 Update = Any
 """The model node's output: a dict update or a list of ``Command``s."""
+Config = RunnableConfig | None
 
 
 class ModelCall:
@@ -48,18 +49,14 @@ class ModelCall:
             return bound, None
         return model.bind(**request.model_settings), None
 
-    def invoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    def invoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         """Call the bound model; ``config`` is the agent's own, when it must be made current."""
         if config is None:
             return bound.invoke(messages)  # type: ignore[no-any-return]
         with current_config(config):
             return bound.invoke(messages)  # type: ignore[no-any-return]
 
-    async def ainvoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    async def ainvoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         """Async :meth:`invoke`."""
         if config is None:
             return await bound.ainvoke(messages)  # type: ignore[no-any-return]
@@ -78,11 +75,11 @@ class ModelCall:
             return self.formats.ran_out(request, bound_for)
         return ""
 
-    def finish(self, update: Update, config: RunnableConfig | None) -> Update:
+    def finish(self, update: Update, config: Config) -> Update:
         """The node's output, as the stream should see it (called when :attr:`buffers`)."""
         return update
 
-    async def afinish(self, update: Update, config: RunnableConfig | None) -> Update:
+    async def afinish(self, update: Update, config: Config) -> Update:
         """Async :meth:`finish`."""
         return update
 
@@ -100,14 +97,10 @@ class Delegate(ModelCall):
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         return self.inner.bind(request, layers)
 
-    def invoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    def invoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         return self.inner.invoke(bound, messages, config)
 
-    async def ainvoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    async def ainvoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         return await self.inner.ainvoke(bound, messages, config)
 
     def respond(self, output: AIMessage, bound_for: object) -> ModelResponse[Any]:
@@ -116,8 +109,8 @@ class Delegate(ModelCall):
     def ran_out(self, request: ModelRequest[Any], bound_for: object) -> str:
         return self.inner.ran_out(request, bound_for)
 
-    def finish(self, update: Update, config: RunnableConfig | None) -> Update:
+    def finish(self, update: Update, config: Config) -> Update:
         return self.inner.finish(update, config)
 
-    async def afinish(self, update: Update, config: RunnableConfig | None) -> Update:
+    async def afinish(self, update: Update, config: Config) -> Update:
         return await self.inner.afinish(update, config)
