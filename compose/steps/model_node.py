@@ -159,8 +159,7 @@ class ModelNode:
         return self.call.respond(output, bound_for)
 
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
-        """The innermost handler: the model itself, as the strategy calls it (what it raises
-        is marked as passed through)."""
+        """The innermost handler: the model as the strategy calls it (its errors pass through)."""
         with passed_through:
             bound, messages, bound_for = self._prepare(request)
             try:

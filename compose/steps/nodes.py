@@ -140,9 +140,8 @@ def run_node(
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
 ) -> Result:
-    """Call the hook from sync code (an async-only hook runs on an event loop); with
-    ``known`` it may write only those keys, with ``nodes`` go only to those nodes. While
-    something observes the run, the watcher runs it."""
+    """Call the hook from sync code (an async-only hook runs on an event loop), writing only
+    ``known`` keys and going only to ``nodes`` (``None``: any); observed, the watcher runs it."""
     observer = watcher()
     if observer is None:
         return _call_node(impl, state, runtime, config, known, nodes)

@@ -135,13 +135,11 @@ class Handler:
 
 def funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
     """Each layer's function of flavour ``attr`` (``sync`` or ``async_``), wrapped by ``wrap``."""
-    funcs = [getattr(impl, attr) for impl in impls]
-    assert funcs and all(func is not None for func in funcs)
-    if wrap is not None:
-        funcs = [
-            wrap(impl, func, attr == "async_") for impl, func in zip(impls, funcs, strict=True)
-        ]
-    return funcs
+    found = [getattr(impl, attr) for impl in impls]
+    assert found and all(func is not None for func in found)
+    if wrap is None:
+        return found
+    return [wrap(impl, func, attr == "async_") for impl, func in zip(impls, found, strict=True)]
 
 
 def sync_chain(
