@@ -246,7 +246,7 @@ def create_agent(
     compiled.config = merge_configs(
         compiled.config, {"recursion_limit": RECURSION_LIMIT, "metadata": agent_metadata(name)}
     )
-    agent = AgentGraph.adopt(compiled, plan)
+    agent = AgentGraph.adopt(compiled, plan, arguments)
     seams.compiled(agent, build)
     return agent
 

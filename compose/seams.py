@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
+from langchain_core.runnables.config import var_child_runnable_config
+
 if TYPE_CHECKING:
     from langgraph.graph.state import CompiledStateGraph
 
@@ -34,6 +36,9 @@ __all__ = [
     "NodePair",
     "Plugin",
     "activate",
+    "claim",
+    "claim_run_key",
+    "claims",
     "features",
     "late_model_call",
     "register",
@@ -144,7 +149,8 @@ def activate(members: Sequence[object], build: Build) -> None:
     waiting = [f for f in _FEATURES if isinstance(f, Plugin)]
     if not waiting:
         return
-    used = {"*", *build.options, *_used_options(members)}
+    hooks = {word[5:] for f in waiting for word in f.on if word.startswith("hook:")}
+    used = {"*", *build.options, *_used_options(members, hooks)}
     loaded = False
     for index, feature in enumerate(_FEATURES):
         if isinstance(feature, Plugin) and not used.isdisjoint(feature.on):
@@ -152,6 +158,31 @@ def activate(members: Sequence[object], build: Build) -> None:
             loaded = True
     if loaded:
         _index()
+
+
+_RUN_KEYS: dict[str, str] = {}
+
+
+def claim_run_key(key: str, target: str) -> None:
+    """Let a feature take the runs whose ``config["configurable"]`` holds ``key`` (or whose
+    caller's run's does: a run started inside another). ``target``, ``"module:function"``,
+    is called as ``function(graph)`` the first time such a run of ``graph`` starts, and adds
+    the feature's run wraps to it."""
+    _RUN_KEYS[key] = target
+
+
+def claims(config: Mapping[str, Any] | None) -> list[str]:
+    """The features (targets) that take a run started with ``config``."""
+    given = (config or {}).get("configurable") or {}
+    ambient = (var_child_runnable_config.get() or {}).get("configurable") or {}
+    return [target for key, target in _RUN_KEYS.items() if key in given or key in ambient]
+
+
+def claim(graph: CompiledStateGraph[Any, Any, Any, Any], targets: list[str]) -> None:
+    """Let the features at ``targets`` (from :func:`claims`) add their run wraps to ``graph``."""
+    for target in dict.fromkeys(targets):
+        module, _, name = target.partition(":")
+        getattr(import_module(module), name)(graph)
 
 
 def late_model_call(word: str, call: ModelCall) -> ModelCall:
@@ -168,9 +199,10 @@ def late_model_call(word: str, call: ModelCall) -> ModelCall:
     return call
 
 
-def _used_options(members: Sequence[object]) -> set[str]:
-    """``"foreign"`` if a member is another library's, and every feature option a member
-    sets away from its default (a class attribute, or a mark on a hook method)."""
+def _used_options(members: Sequence[object], hooks: set[str]) -> set[str]:
+    """``"foreign"`` if a member is another library's, every feature option a member sets
+    away from its default (a class attribute, or a mark on a hook method), and
+    ``"hook:<name>"`` for each of ``hooks`` a member's class defines (sync or async)."""
     from funcware.hooks.middleware import HOOKS, AgentMiddleware
     from funcware.hooks.options import feature_options
 
@@ -180,6 +212,10 @@ def _used_options(members: Sequence[object]) -> set[str]:
         if not isinstance(member, AgentMiddleware):
             used.add("foreign")
             continue
+        for hook in hooks:
+            for name in (hook, f"a{hook}"):
+                if getattr(type(member), name, None) is not getattr(AgentMiddleware, name, None):
+                    used.add(f"hook:{hook}")
         for option in options:
             if option.target == "class":
                 value = getattr(member, option.name, None)

@@ -15,6 +15,10 @@ from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+# First, so langgraph and langchain-core load in langgraph.prebuilt's own order: in the
+# order the core meets them they cost about a tenth more (bench/imports.py: 1.05x
+# `import langgraph.prebuilt` this way, 1.15x without, 2026-12-06).
+import langgraph.prebuilt  # noqa: F401
 from langgraph.runtime import Runtime
 
 import funcware.compose as _compose_package

@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from funcware.compose.observing import register_watcher
-from funcware.compose.seams import Plugin, register
+from funcware.compose.seams import Plugin, claim_run_key, register
 from funcware.hooks.adapters import Foreign, register_adapter
 from funcware.hooks.options import ALL, NODES, Option, lazy, register_option
 
@@ -34,7 +34,13 @@ register_option(
         check=lazy("funcware.runs:check_per_run"),
     )
 )
-register(Plugin("runs", "funcware.runs:RunControl"))  # first: the checks see a run's stack
+# first: the checks see a run's stack. A run whose config chooses its middleware, or is
+# handed some by the run it started in, loads it then (on an agent built without it).
+register(
+    Plugin("runs", "funcware.runs:RunControl", on=frozenset({"per_run", "hook:wrap_agent_call"}))
+)
+claim_run_key("funcware", "funcware.runs:take")
+claim_run_key("__funcware_inherited", "funcware.runs:take")
 
 # Subagents inherit middleware declared subagents="inherit" (handed down through the run).
 register_option(

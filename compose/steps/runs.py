@@ -6,9 +6,8 @@ config carries a :class:`JumpLog`, and the features' run wraps and the watcher r
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -17,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from funcware.compose.observing import watcher
+from funcware.compose.seams import claim, claims
 from funcware.compose.steps.jumplog import LOG_KEY, JumpLog
 
 if TYPE_CHECKING:
@@ -34,20 +34,29 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     plan: AgentPlan
     """What the agent was built from (``explain`` reads it)."""
     run_wraps: tuple[RunWrap, ...]
-    """What runs around every run, first outermost (added by features at build)."""
+    """What runs around every run, first outermost (added by features at build, or by a
+    feature that takes a run's config key, at that run: ``seams.claim_run_key``)."""
+    arguments: Mapping[str, Any]
+    """``create_agent``'s arguments: how to build this agent again (with other middleware)."""
 
     @classmethod
-    def adopt(cls, compiled: CompiledStateGraph[Any, Any, Any, Any], plan: AgentPlan) -> AgentGraph:
+    def adopt(
+        cls,
+        compiled: CompiledStateGraph[Any, Any, Any, Any],
+        plan: AgentPlan,
+        arguments: Mapping[str, Any] | None = None,
+    ) -> AgentGraph:
         """``compiled`` itself (no copy) as an agent built from ``plan``."""
         compiled.__class__ = cls
         agent = cast("AgentGraph", compiled)
         agent.plan = plan
         agent.run_wraps = ()
+        agent.arguments = arguments or {}
         return agent
 
     def copy(self, update: dict[str, Any] | None = None) -> AgentGraph:
         """A copy (``with_config`` makes one) that keeps the plan and the run wraps."""
-        own = {"plan": self.plan, "run_wraps": self.run_wraps}
+        own = {"plan": self.plan, "run_wraps": self.run_wraps, "arguments": self.arguments}
         attrs = {k: v for k, v in self.__dict__.items() if k not in ("__orig_class__", *own)}
         attrs.update(update or {})
         new = self.__class__(**attrs)
@@ -57,7 +66,8 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     def _start(
         self, input: Any, config: RunnableConfig | None, kwargs: dict[str, Any]
     ) -> tuple[JumpLog, RunnableConfig, AbstractContextManager[Any]]:
-        """A run's jump log, its config carrying it, and what observes it (its context checked)."""
+        """A run's jump log, its config carrying it, and what observes it (its context checked,
+        the features that take a key of its config given their run wraps)."""
         if kwargs.get("context") is not None and self.context_schema is not None:
             from funcware.compose.steps.contexts import check_context
 
@@ -67,6 +77,9 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         given["configurable"] = {**given.get("configurable", {}), LOG_KEY: log}
         observer = watcher()
         observed = _NO_RUN if observer is None else observer.run(self, input, config)
+        taken = claims(config)
+        if taken:
+            claim(self, taken)
         return log, cast(RunnableConfig, given), observed
 
     def stream(
@@ -78,7 +91,11 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
 
             check_resume(self, input, config)
         log, logged, observed = self._start(input, config, kwargs)
-        run = _wrapped(self, super().stream, async_=False)
+        run = super().stream
+        if self.run_wraps:
+            from funcware.compose.steps.wrapped_runs import wrapped
+
+            run = wrapped(self, run, async_=False)
         with observed:
             try:
                 yield from run(input, logged, **kwargs)
@@ -96,7 +113,11 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
 
             await acheck_resume(self, input, config)
         log, logged, observed = self._start(input, config, kwargs)
-        run = _wrapped(self, super().astream, async_=True)
+        run = super().astream
+        if self.run_wraps:
+            from funcware.compose.steps.wrapped_runs import wrapped
+
+            run = wrapped(self, run, async_=True)
         chunks = cast("AsyncGenerator[Any, None]", run(input, logged, **kwargs))
         with observed:
             try:
@@ -108,17 +129,3 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
                 raise explained(exc, log) from None
             finally:
                 await chunks.aclose()
-
-
-def _wrapped(graph: AgentGraph, run: Callable[..., Any], async_: bool) -> Callable[..., Any]:
-    """``run`` (langgraph's ``stream``, or ``astream`` if ``async_``) inside the graph's run
-    wraps (if any), first outermost, called as ``run`` is."""
-    for wrap in reversed(graph.run_wraps):
-        run = partial(_around, wrap.astream if async_ else wrap.stream, graph, run)
-    return run
-
-
-def _around(
-    wrap: Callable[..., Any], graph: AgentGraph, run: Any, input: Any, config: Any, **kwargs: Any
-) -> Any:
-    return wrap(graph, input, config, kwargs, run)

@@ -1,16 +1,11 @@
 """The tool-call pairing contract: every tool call answered once, right after it.
 
-A feature on the core's seams, on by default (``create_agent(tool_pairing="warn")``):
-
-- ``node``: a node hook's write is checked before it is applied;
-- ``transform``: the outermost ``wrap_model_call`` layer notes the history the wraps
-  receive, so a break they made is blamed on them at the model call;
-- ``model_call``: the messages sent to the model are checked, or, under
-  ``tool_pairing="repair"``, repaired (see :func:`funcware.pairing.contract.repaired`).
-
-A break is a :class:`~funcware.errors.ToolCallPairingWarning` naming the middleware, the
-hook, its ``file:line`` and the messages; ``effects="strict"`` makes it a
-:class:`~funcware.errors.ToolCallPairingError`; ``tool_pairing="off"`` uses none of it.
+On by default (``create_agent(tool_pairing="warn")``), on three seams: ``node`` checks a
+node hook's write before it is applied; ``transform`` lets the outermost
+``wrap_model_call`` layer note the history the wraps receive (a break they made is blamed
+on them); ``model_call`` checks what is sent to the model, or under ``"repair"`` sends a
+repaired history. A break is a :class:`~funcware.errors.ToolCallPairingWarning` naming the
+middleware, hook, ``file:line`` and messages (an error under ``effects="strict"``).
 """
 
 from __future__ import annotations

@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
 
 from funcware.errors import ToolCallPairingError, ToolCallPairingWarning
+from funcware.pairing.contract import is_paired
 
 __all__ = [
     "HISTORY_FIX",
     "MISSING_ANSWER",
     "WRAPS_FIX",
     "WRITE_FIX",
+    "history_break",
     "problems",
     "repaired",
     "report",
@@ -162,3 +164,27 @@ def repaired(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
                 )
             )
     return fixed
+
+
+def history_break(
+    messages: list[AnyMessage],
+    repair: bool,
+    strict: bool,
+    wraps: list[str],
+    history: Sequence[BaseMessage] | None,
+) -> list[AnyMessage]:
+    """What to send the model instead of ``messages``, which break the contract: repaired,
+    or (warned about, blaming ``wraps`` if the ``history`` they got kept it) as they are."""
+    if repair:
+        return repaired(messages)
+    if wraps and history is not None and is_paired(history):
+        layers = "; ".join(wraps)
+        what = (
+            "The history sent to the model (the agent's history kept the contract, so "
+            f"{'this model wrap' if len(wraps) == 1 else 'one of these model wraps'} "
+            f"changed it: {layers})"
+        )
+        report(what, problems(messages), strict, WRAPS_FIX)
+    else:
+        report("The history sent to the model", problems(messages), strict, HISTORY_FIX)
+    return messages

@@ -1,13 +1,9 @@
-"""Where the pairing contract is checked: a node hook's write, a model wrap's request, the
-messages that reach the model.
+"""Where the pairing contract is checked: a node hook's write, the messages sent to the model.
 
-A node hook's write is checked before langgraph applies it, on the messages it would
-leave (the hook's state plus its ``messages`` write, as ``add_messages`` merges them); a
-write that touches no ``messages`` costs one dict lookup. A ``wrap_model_call`` layer is
-found at the model call: the outermost wrap notes the history the wraps received, and a
-break the history did not have is blamed on the wraps. The model call checks what it
-sends, and under ``tool_pairing="repair"`` sends the repaired history.
-A break is reported by :mod:`funcware.pairing.breaks` (loaded only then).
+A write that touches no ``messages`` costs a dict lookup; one that does is checked in
+:mod:`funcware.pairing.writes`. The outermost model wrap notes the history the wraps got,
+so a break found at the model call is blamed on them only if that history kept the
+contract. Breaks are reported by :mod:`funcware.pairing.breaks` (loaded only then).
 """
 
 from __future__ import annotations
@@ -17,21 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    RemoveMessage,
-    convert_to_messages,
-)
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph.message import add_messages
 from langgraph.types import Command
 
 from funcware.compose.steps.model_call import Delegate, ModelCall
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
-from funcware.pairing.contract import call_ids, is_paired, open_tail
+from funcware.pairing.contract import is_paired
 
 __all__ = ["PairedModelCall", "check_node", "outermost"]
 
@@ -59,59 +48,13 @@ def _written(result: object) -> tuple[object, object]:
     return None, None
 
 
-def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage], int]:
-    """The messages ``add_messages`` would leave after ``written`` (``before`` untouched),
-    and from where they can differ from ``before`` in pairing (an append: its open tail)."""
-    items: list[Any] = written if isinstance(written, list) else [written]
-    new: list[Any] = convert_to_messages(items)
-    if any(isinstance(m, RemoveMessage) for m in new):
-        merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
-        return merged, 0
-    after: list[AnyMessage] | None = None
-    appended: list[AnyMessage] = []
-    alike = True  # every replacement keeps the calls or answer of what it replaces
-    for message in new:
-        index = _position(before, message.id) if message.id is not None else None
-        if index is None:
-            appended.append(message)
-            continue
-        if after is None:
-            after = list(before)
-        alike = alike and call_ids(after[index]) == call_ids(message)
-        after[index] = message  # replaced by id, in place
-    if after is None:
-        return [*before, *appended], open_tail(before)
-    return [*after, *appended], open_tail(before) if alike else 0
-
-
-def _position(messages: list[AnyMessage], message_id: str) -> int | None:
-    """The index of the message with ``message_id`` (searched from the end, where a
-    hook's rewrite usually lands), or ``None``."""
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].id == message_id:
-            return index
-    return None
-
-
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
     written, jump = _written(result)
     if (written is None or written == []) and jump != "end":
-        return
-    # The latest calls may wait for the tools only where the tools run next: after the
-    # model (unless the hook ends the run), or on a jump to the tools.
-    pending_ok = jump == "tools" or (impl.hook == "after_model" and jump != "end")
-    before = list(state.get("messages") or ()) if isinstance(state, Mapping) else []
-    after, start = (before, open_tail(before)) if written is None else _applied(before, written)
-    if is_paired(after[start:], pending_ok):
-        return
-    if not is_paired(before[start:] if start else before, pending_ok or jump == "end"):
-        return  # broken before this write (named where that happened)
-    from funcware.pairing.breaks import WRITE_FIX, problems, report
+        return  # the write leaves the messages as they are
+    from funcware.pairing.writes import check_write
 
-    what = f"The write of {impl.describe()}"
-    if jump == "end" and is_paired(after, pending_ok=True):
-        what += " (it jumps to the end and leaves the latest tool calls unanswered)"
-    report(what, problems(after, pending_ok), strict, WRITE_FIX)
+    check_write(impl, state, written, jump, strict)
 
 
 def check_node(
@@ -192,22 +135,9 @@ class PairedModelCall(Delegate):
     def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
         if is_paired(messages):
             return messages
-        from funcware.pairing.breaks import HISTORY_FIX, WRAPS_FIX, problems, repaired, report
+        from funcware.pairing.breaks import history_break
 
-        if self.repair:
-            return repaired(messages)
-        history = _HISTORY.get()
-        if self.wraps and history is not None and is_paired(history):
-            layers = "; ".join(self.wraps)
-            what = (
-                "The history sent to the model (the agent's history kept the contract, so "
-                f"{'this model wrap' if len(self.wraps) == 1 else 'one of these model wraps'} "
-                f"changed it: {layers})"
-            )
-            report(what, problems(messages), self.strict, WRAPS_FIX)
-        else:
-            report("The history sent to the model", problems(messages), self.strict, HISTORY_FIX)
-        return messages
+        return history_break(messages, self.repair, self.strict, self.wraps, _HISTORY.get())
 
     def invoke(
         self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None

@@ -1,18 +1,13 @@
 """Run-level control: ``wrap_agent_call`` around each run, and middleware chosen per run.
 
-A feature on the core's seams:
-
-- ``compiled``: an agent whose middleware define ``wrap_agent_call``/``awrap_agent_call``
-  (class middleware, or functions decorated with :func:`wrap_agent_call`) gets one run wrap
-  holding their layers, first outermost (see :mod:`funcware.runs.agent_call`); an agent
-  without any has none and costs nothing per run. Every agent gets the per-run wrap,
-  outermost: a run's ``config["configurable"]["funcware"]`` chooses its stack (see
-  :mod:`funcware.runs.per_run`), and middleware a parent run hands down
-  (``subagents="inherit"``, :func:`carried`) are added to it; any other run goes on.
-- the ``per_run=`` option (``"on"``, ``"off"``, ``"required"``), ``arrange`` (the default
-  stack leaves off-by-default middleware out) and ``transform`` (wrap-style middleware of
-  an agent that declares ``per_run`` read the run's choice), only for agents that declare
-  ``per_run`` on some middleware.
+A feature on the core's seams, loaded by a build whose stack defines ``wrap_agent_call``
+or declares ``per_run=``, or by the first run whose ``config["configurable"]`` chooses its
+middleware (``"funcware"``) or carries middleware a parent run hands down
+(``subagents="inherit"``, :func:`carried`): ``compiled`` (and :func:`take`, for such a
+run) add the run wraps: the per-run choice outermost (:class:`RunChoice`, see
+:mod:`funcware.runs.per_run`), then the ``wrap_agent_call`` layers, first outermost
+(:mod:`funcware.runs.agent_call`); ``arrange`` and ``transform`` serve agents that
+declare ``per_run`` (the default stack, wraps that read the run's choice).
 """
 
 from __future__ import annotations
@@ -32,7 +27,15 @@ if TYPE_CHECKING:
     from funcware.runs.decorator import wrap_agent_call
     from funcware.runs.per_run import PerRun
 
-__all__ = ["CONFIG_KEY", "INHERITED", "RunChoice", "RunControl", "carried", "wrap_agent_call"]
+__all__ = [
+    "CONFIG_KEY",
+    "INHERITED",
+    "RunChoice",
+    "RunControl",
+    "carried",
+    "take",
+    "wrap_agent_call",
+]
 
 CONFIG_KEY = "funcware"
 """The key of a run's choice of middleware in ``config["configurable"]``."""
@@ -162,9 +165,8 @@ class RunControl:
             # Outermost: every attempt is a whole run, with the other run wraps inside it.
             graph.run_wraps = (AgentCallWrap(agent_layers(members)), *graph.run_wraps)
         registry = build.data.get("runs")
-        if registry is None:  # every agent: a run may choose, or be handed, middleware
-            choice = RunChoice(members, frozenset(), build.arguments)
-            graph.run_wraps = (choice, *graph.run_wraps)
+        if registry is None:  # a run may choose, or be handed, middleware
+            take(graph)
             return
         from funcware.runs.per_run import default_skipped
 
@@ -174,6 +176,14 @@ class RunControl:
             build.arguments,
             default_skipped(registry.members, registry.switchable),
         )
+        graph.run_wraps = (choice, *graph.run_wraps)
+
+
+def take(graph: AgentGraph) -> None:
+    """Give ``graph`` the per-run choice (outermost), unless it has one: the first run
+    whose config chooses middleware, or is handed some, of an agent built without it."""
+    if not any(isinstance(wrap, RunChoice) for wrap in graph.run_wraps):
+        choice = RunChoice(graph.plan.middleware, frozenset(), graph.arguments)
         graph.run_wraps = (choice, *graph.run_wraps)
 
 

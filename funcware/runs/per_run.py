@@ -452,6 +452,11 @@ def _bound(wrap: Callable[..., Any], graph: AgentGraph, run: Any) -> Callable[..
 
 def plan_for(graph: AgentGraph, config: Mapping[str, Any]) -> AgentPlan:
     """The plan of the stack a run of ``graph`` with ``config`` gets (``explain``)."""
+    from funcware.compose.seams import claim, claims
+
+    taken = claims(config)
+    if taken:  # an agent built without run-level control: as the run would take it
+        claim(graph, taken)
     choice = next((w for w in graph.run_wraps if hasattr(w, "chooser")), None)
     if choice is None:
         return graph.plan

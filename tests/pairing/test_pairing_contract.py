@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 
 from funcware.pairing.breaks import MISSING_ANSWER, problems, repaired
-from funcware.pairing.contract import is_paired, open_tail
+from funcware.pairing.contract import is_paired
+from funcware.pairing.writes import open_tail
 
 
 def ai(*ids: str) -> AIMessage:
