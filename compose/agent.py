@@ -39,7 +39,6 @@ from funcware.compose.steps.runs import AgentGraph
 from funcware.compose.steps.tracing import hook_trace_policy, resolve_trace_policy
 from funcware.compose.stream.streaming import agent_metadata, agent_transformers
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
-from funcware.hooks.wording import a
 
 __all__ = ["create_agent"]
 
@@ -81,6 +80,8 @@ def _system_message(system_prompt: str | SystemMessage | None) -> SystemMessage 
         return system_prompt
     if isinstance(system_prompt, str):
         return SystemMessage(content=system_prompt)
+    from funcware.hooks.wording import a
+
     raise TypeError(
         f"create_agent(system_prompt=...) got {a(type(system_prompt).__name__)}; "
         "use a str or a SystemMessage."

@@ -1,7 +1,5 @@
-"""funcware.hooks — writing middleware: the base class, the decorators and the types.
-
-The decorators' options that belong to a feature (``timeout=``, ``stream=``, ``reads=``, ...)
-are documented with it; :mod:`funcware.hooks.options` lists them all.
+"""funcware.hooks — writing middleware: the base class, the decorators and the types (the
+decorators' feature options, ``timeout=``, ``stream=``, ..., are documented with each feature).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -71,8 +69,7 @@ __all__ = [
 ]
 
 MOVED: dict[str, str] | str = {}
-"""Names that moved out of ``funcware.hooks`` and their new homes, or where that table is
-(``"module:attribute"``, set by ``funcware``)."""
+"""Names that moved out of ``funcware.hooks``: their new homes, or ``"module:attribute"``."""
 
 
 def __getattr__(name: str) -> Any:

@@ -1,18 +1,7 @@
-"""The adapt seam: middleware and state schemas of another library, seen in funcware's terms.
+"""The adapt seam: another library's middleware and state schemas, in funcware's terms.
 
-The core knows funcware's ``AgentMiddleware`` and ``AgentState``. A feature that knows
-another library (``funcware.interop`` knows LangChain's) registers an :class:`Adapter`;
-the core asks the registered adapters, in order, about what it does not know:
-
-- ``hooks(middleware)`` for an object that is no funcware middleware: its hooks, or
-  ``None`` when the adapter does not know it;
-- ``fields(schema, hints)`` for every state schema the agent merges: its fields in
-  funcware's terms (another library's markers and base fields replaced), or ``None``.
-
-An adapter decides from the object itself (its class, its annotations), so what the core
-does never depends on which libraries happen to be imported. A :class:`Foreign` adapter is
-registered by where it lives and the modules it knows: it is imported, and asked, only
-about objects from those modules.
+The core asks the registered adapters, in order, about what is not funcware's (see
+``docs/architecture.md``); each decides from the object itself, or answers ``None``.
 """
 
 from __future__ import annotations
@@ -36,18 +25,15 @@ class Adapter(Protocol):
 
     def hooks(self, middleware: object) -> dict[HookName, HookImpl] | None:
         """``middleware``'s hooks, or ``None`` if this adapter does not know it."""
-        ...
 
     def fields(self, schema: type, hints: dict[str, Any]) -> dict[str, Any] | None:
         """``schema``'s fields (``hints``) in funcware's terms, or ``None`` if unchanged."""
-        ...
 
 
 @dataclass
 class Foreign:
-    """An adapter (``"module:Class"``) for objects defined in ``modules`` (prefixes): a
-    middleware whose class or a base comes from there, a schema with a field marker that
-    does. Imported the first time such an object is met."""
+    """An adapter (``"module:Class"``), imported and asked only about objects from
+    ``modules`` (prefixes): a middleware class or base, or a schema's field marker."""
 
     name: str
     target: str

@@ -1,9 +1,6 @@
-"""Checking the hook methods of an ``AgentMiddleware`` subclass, once per class, when
-:func:`~funcware.hooks.middleware.hook_impls` first reads it (decorated functions are checked
-when decorated): each must take its hook's arguments (a node hook may take ``(self, state)``,
-see :mod:`.injection`), ``a``-prefixed twins must be ``async def`` and the others not, and a
-near-miss name (``before_modle``) or ``@hook_config`` on a non-hook is refused, since it would
-never be called. The refusals are worded in :mod:`.class_refusals`.
+"""Checking an ``AgentMiddleware`` subclass's hook methods, once per class: their arguments,
+their flavour (``a``-prefixed twins ``async def``), and near-miss names (``before_modle``) or
+``@hook_config`` on a non-hook, which would never be called. Worded in :mod:`.class_refusals`.
 """
 
 from __future__ import annotations
@@ -16,10 +13,7 @@ from typing import Any
 
 from langgraph._internal._runnable import KWARGS_CONFIG_KEYS
 
-__all__ = ["STATE_ONLY", "check_class"]
-
-STATE_ONLY = "state-only"
-"""The arity of a node hook method that takes ``(self, state)``."""
+__all__ = ["check_class"]
 
 _NODE = ("before_agent", "before_model", "after_model", "after_agent")
 _WRAP = ("wrap_model_call", "wrap_tool_call", "wrap_agent_call")
@@ -27,7 +21,7 @@ _METHODS = tuple(name for hook in _NODE + _WRAP for name in (hook, "a" + hook))
 
 _INJECTABLE = frozenset(key for key, *_ in KWARGS_CONFIG_KEYS) | {"runtime"}
 
-_checked: weakref.WeakKeyDictionary[type, dict[str, str]] = weakref.WeakKeyDictionary()
+_checked: weakref.WeakSet[type] = weakref.WeakSet()
 
 
 def _binds(func: Callable[..., Any], count: int) -> bool | None:
@@ -49,12 +43,11 @@ def _binds(func: Callable[..., Any], count: int) -> bool | None:
     return True
 
 
-def _arity(cls: type, name: str, func: Callable[..., Any]) -> str:
+def _check_arguments(cls: type, name: str, func: Callable[..., Any]) -> None:
+    """Refuse a method that takes neither its hook's arguments nor (a node hook) ``state``."""
     hook = name[1:] if name.startswith("a") and name[1:] in _NODE + _WRAP else name
-    if _binds(func, 2) is not False:
-        return "full"
-    if hook in _NODE and _binds(func, 1):
-        return STATE_ONLY
+    if _binds(func, 2) is not False or (hook in _NODE and _binds(func, 1)):
+        return
     from funcware.hooks.class_refusals import bad_arity
 
     raise bad_arity(cls, name, func, hook in _WRAP)
@@ -89,21 +82,17 @@ def _misspelled(cls: type, bases: tuple[type, ...]) -> None:
             raise not_a_hook(cls, attr, value, close[0] if close else None, _METHODS)
 
 
-def check_class(cls: type, bases: tuple[type, ...]) -> dict[str, str]:
-    """Check ``cls``'s hook methods (once); map each overridden one to its arity."""
-    found = _checked.get(cls)
-    if found is not None:
-        return found
+def check_class(cls: type, bases: tuple[type, ...]) -> None:
+    """Check ``cls``'s hook methods (once), those it does not inherit from ``bases``."""
+    if cls in _checked:
+        return
     _misspelled(cls, bases)
-    found = {}
     for name in _METHODS:
         for klass in cls.__mro__:
             if name in vars(klass):
-                if klass not in bases:
-                    func = vars(klass)[name]
-                    if inspect.isfunction(func):
-                        _flavour(cls, name, func)
-                        found[name] = _arity(cls, name, func)
+                func = vars(klass)[name]
+                if klass not in bases and inspect.isfunction(func):
+                    _flavour(cls, name, func)
+                    _check_arguments(cls, name, func)
                 break
-    _checked[cls] = found
-    return found
+    _checked.add(cls)

@@ -7,16 +7,10 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from funcware.hooks.decorators import (
-    _JUMP_ATTR,
-    FunctionMiddleware,
-    _check_function,
-    _in_order,
-    _label,
-    _normalise_jumps,
-    _stash,
-)
-from funcware.hooks.middleware import NODE_HOOKS, hook_impls, where
+from funcware.hooks.decorators import FunctionMiddleware, _check_function, _label
+from funcware.hooks.jumps import in_order, normalise_jumps
+from funcware.hooks.middleware import JUMP_ATTR, NODE_HOOKS, hook_impls, where
+from funcware.hooks.option_values import stash
 from funcware.hooks.options import Context
 from funcware.hooks.types import JumpTo
 
@@ -37,17 +31,17 @@ def configure(
             for impl in hook_impls(target).values():
                 name = impl.hook if impl.sync is not None else "a" + impl.hook
                 context = Context("hook_config", impl.hook, _label(target.__wrapped__))
-                _stash(type(target).__dict__[name], marked, context)
+                stash(type(target).__dict__[name], marked, context)
             return target
         if inspect.isclass(target):
             from funcware.hooks.refusals import hook_config_on_a_class
 
             raise hook_config_on_a_class(target, where(target))
         func = _check_function(target, "hook_config")
-        _stash(func, marked, Context("hook_config", "", _label(func)))
-        jumps = _normalise_jumps(can_jump_to, func, "@hook_config")
-        old: tuple[JumpTo, ...] = tuple(getattr(func, _JUMP_ATTR, ()) or ())
-        setattr(func, _JUMP_ATTR, list(_in_order(old, jumps)))
+        stash(func, marked, Context("hook_config", "", _label(func)))
+        jumps = normalise_jumps(can_jump_to, func, "@hook_config")
+        old: tuple[JumpTo, ...] = tuple(getattr(func, JUMP_ATTR, ()) or ())
+        setattr(func, JUMP_ATTR, list(in_order(old, jumps)))
         return target
 
     return decorator
@@ -62,9 +56,9 @@ def _add_jumps_to_generated(
         from funcware.hooks.refusals import jumps_without_node_hooks
 
         raise jumps_without_node_hooks(middleware, list(impls))
-    jumps = _normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
+    jumps = normalise_jumps(can_jump_to, middleware.__wrapped__, "@hook_config")
     for impl in node_hooks:
         name = impl.hook if impl.sync is not None else "a" + impl.hook
         adapter = type(middleware).__dict__[name]
-        old: tuple[JumpTo, ...] = tuple(getattr(adapter, _JUMP_ATTR, ()) or ())
-        setattr(adapter, _JUMP_ATTR, list(_in_order(old, jumps)))
+        old: tuple[JumpTo, ...] = tuple(getattr(adapter, JUMP_ATTR, ()) or ())
+        setattr(adapter, JUMP_ATTR, list(in_order(old, jumps)))

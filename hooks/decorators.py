@@ -1,8 +1,5 @@
-"""The hook decorators: each lifts a plain function into a one-hook middleware.
-
-``@before_model`` (and its siblings) return an instance of a generated ``AgentMiddleware``
-subclass named after the function (or ``name=``), callable exactly like the function. Their
-options are the registry's (:mod:`.options`); their refusals are worded in :mod:`.refusals`.
+"""The hook decorators: each lifts a function into an instance of a generated one-hook
+``AgentMiddleware`` subclass named after it, callable like it. Refusals: :mod:`.refusals`.
 """
 
 from __future__ import annotations
@@ -10,21 +7,22 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from typing_extensions import ParamSpec, Unpack
 
 from funcware.hooks.injection import injection_for
 from funcware.hooks.middleware import (
     DIRECT_ATTR,
+    JUMP_ATTR,
     NODE_HOOKS,
     AgentMiddleware,
     HookName,
     hook_impls,
     where,
 )
-from funcware.hooks.options import Context, document, option, options_for
-from funcware.hooks.types import JUMP_TARGETS, AgentState, JumpTo
+from funcware.hooks.options import Context, document, options_for
+from funcware.hooks.types import AgentState, JumpTo
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -33,6 +31,7 @@ if TYPE_CHECKING:
         AfterAgentOptions,
         AfterModelOptions,
         HookOptions,
+        Lifted,
         NodeOptions,
         WrapModelCallOptions,
         WrapToolCallOptions,
@@ -41,8 +40,6 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])
-
-_JUMP_ATTR = "__can_jump_to__"
 
 
 class FunctionMiddleware(AgentMiddleware[Any, Any, Any], Generic[P, R]):
@@ -73,8 +70,7 @@ def _label(func: Callable[..., Any]) -> str:
 
 
 def _binds(func: Callable[..., Any], positional: int, names: Sequence[str] = ()) -> bool:
-    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (or has no
-    signature to read)."""
+    """Whether ``func`` takes ``positional`` arguments and the keywords ``names`` (or may)."""
     try:
         inspect.signature(func).bind(*range(positional), **dict.fromkeys(names))
     except TypeError:
@@ -84,26 +80,9 @@ def _binds(func: Callable[..., Any], positional: int, names: Sequence[str] = ())
     return True
 
 
-def _normalise_jumps(value: object, func: Callable[..., Any], source: str) -> tuple[JumpTo, ...]:
-    if value is None:
-        return ()
-    items: Sequence[object] = [value] if isinstance(value, str) else list(value)  # type: ignore[call-overload]
-    bad = [item for item in items if item not in JUMP_TARGETS]
-    if bad:
-        from funcware.hooks.refusals import bad_jumps
-
-        raise bad_jumps(value, func, source, bad)
-    return _in_order(items)  # type: ignore[arg-type]
-
-
-def _in_order(*groups: Sequence[JumpTo]) -> tuple[JumpTo, ...]:
-    """Every target of ``groups`` once, in the order first declared (as LangChain keeps it)."""
-    return tuple(dict.fromkeys(t for group in groups for t in group))
-
-
 def _friendly(typed: bool = True) -> Callable[[F], F]:
-    """Check a public decorator's options (the registry's) before it runs; ``typed``: its
-    signature shows them, with their types (``help()``)."""
+    """Check a public decorator's arguments against the registry; ``typed``: its signature
+    shows the options with their types."""
 
     def wrap(public: F) -> F:
         name = public.__name__
@@ -123,29 +102,6 @@ def _friendly(typed: bool = True) -> Callable[[F], F]:
         return checked  # type: ignore[return-value]
 
     return wrap
-
-
-def _stash(target: Any, options: dict[str, Any], context: Context) -> dict[str, Any]:
-    """Check the features' ``options``; mark ``target`` with the method ones, and return
-    the class ones (attributes of the generated class)."""
-    attributes: dict[str, Any] = {}
-    for key, value in options.items():
-        found = option(key)
-        if found is None or found.check is None:
-            continue
-        if value is found.default or (value == found.default and type(value) is bool):
-            continue
-        kept = found.check(value, context)
-        if found.target == "method":
-            setattr(target, found.mark, kept)
-        else:
-            attributes[key] = kept
-    completions = {
-        id(o.complete): o.complete for k in attributes if (o := option(k)) and o.complete
-    }
-    for complete in completions.values():
-        complete(attributes, context)
-    return attributes
 
 
 @_friendly(typed=False)
@@ -240,8 +196,7 @@ def _lift(
     stream_internal_calls: bool = False,
     **options: Any,
 ) -> FunctionMiddleware[Any, Any]:
-    """The generated middleware for ``target``; ``options`` are the features' (checked by
-    the function each registered)."""
+    """The generated middleware for ``target``; ``options`` are the features'."""
     func = _check_function(target, decorator)
     context = Context(decorator, hook, _label(func))
     if not _core_options_ok(state_schema, name, stream_internal_calls):
@@ -251,15 +206,19 @@ def _lift(
     method = adapter(func, hook)
     method.__wrapped__ = func  # type: ignore[attr-defined]
     method.__qualname__ = f"{getattr(func, '__qualname__', 'hook')}.<{hook}>"
-    attributes = _stash(method, options, context)
-    for found in options_for("hook_config"):  # marks hook_config left on the function
-        if found.target == "method" and hasattr(func, found.mark):
-            _stash(method, {found.name: getattr(func, found.mark)}, context)
+    attributes: dict[str, Any] = {}
+    if options or any(hasattr(func, o.mark) for o in options_for("hook_config")):
+        from funcware.hooks.option_values import apply_options
+
+        attributes = apply_options(method, func, options, context)
     if hook in NODE_HOOKS:
-        jumps = _normalise_jumps(can_jump_to, func, f"@{decorator}")
-        stashed = _normalise_jumps(getattr(func, _JUMP_ATTR, None), func, "@hook_config")
-        setattr(method, _JUMP_ATTR, list(_in_order(jumps, stashed)))
-    elif getattr(func, _JUMP_ATTR, None):
+        jumps: list[JumpTo] = []
+        if can_jump_to is not None or getattr(func, JUMP_ATTR, None) is not None:
+            from funcware.hooks.jumps import declared_jumps
+
+            jumps = declared_jumps(can_jump_to, func, decorator)
+        setattr(method, JUMP_ATTR, jumps)
+    elif getattr(func, JUMP_ATTR, None):
         from funcware.hooks.refusals import jumps_on_a_wrap
 
         raise jumps_on_a_wrap(func, hook)
@@ -280,13 +239,6 @@ def _lift(
     instance: FunctionMiddleware[Any, Any] = cls()
     functools.update_wrapper(instance, func, updated=())
     return instance
-
-
-class Lifted(Protocol):
-    """What a called decorator (``@before_model(...)``) returns; generic per function (a
-    ``Callable`` alias would make mypy solve ``P``/``R`` at ``before_model(...)``, to ``Never``)."""
-
-    def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
 
 
 def _decorate(

@@ -1,9 +1,6 @@
-"""langgraph's injectable node parameters (``config``, ``writer``, ``store``, ...) for hooks.
-
-A hook that declares ``config``, ``writer``, ``store``, ``runtime``, ``previous`` or ``error``
-gets it, as a langgraph node (and a LangChain hook) does: what to inject is decided once per
-hook by asking langgraph's own ``RunnableCallable``; each call only fills in the values.
-"""
+"""What a hook is called with: ``state``, ``runtime`` if it takes it, and the langgraph
+node parameters it declares (``config``, ``writer``, ``store``, ...), worked out once per hook
+by asking langgraph's own ``RunnableCallable``."""
 
 from __future__ import annotations
 
@@ -13,50 +10,24 @@ from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from langchain_core.runnables.config import ensure_config
-from langgraph._internal._constants import CONF, CONFIG_KEY_NODE_ERROR
 from langgraph._internal._runnable import RunnableCallable
 
 __all__ = ["Injection", "injection_for"]
 
-_MISSING = object()
-
 
 @dataclass(frozen=True)
 class Injection:
-    """How to call one hook: how many leading positional arguments, and what to inject.
-
-    ``positional`` is 1 (``state``) or 2 (``state, runtime``); ``extras`` are the keyword
-    parameters langgraph would inject, each ``(name, runtime attribute, default)``.
-    """
+    """How to call one hook: ``positional`` 1 (``state``) or 2 (``state, runtime``), and the
+    ``extras`` to inject by keyword, each ``(name, runtime attribute, default)``."""
 
     positional: int = 2
     extras: tuple[tuple[str, str, Any], ...] = ()
 
     def values(self, runtime: Any, config: Any) -> dict[str, Any]:
         """The keyword arguments for one call (empty when the hook declares none)."""
-        found: dict[str, Any] = {}
-        for name, attribute, default in self.extras:
-            value: Any = _MISSING
-            if name == "config":
-                value = config if config is not None else ensure_config()
-            elif name == "runtime":
-                value = runtime
-            elif name == "error":
-                value = (config or {}).get(CONF, {}).get(CONFIG_KEY_NODE_ERROR, _MISSING)
-            elif runtime is not None:
-                value = getattr(runtime, attribute, _MISSING)
-            if value is _MISSING:
-                if default is inspect.Parameter.empty:
-                    raise ValueError(  # langgraph's words first, as for its own nodes
-                        f"Missing required config key {attribute!r} for a hook: it declares "
-                        f"a {name!r} parameter, but this run has none (e.g. no store given "
-                        f"to create_agent). Give the parameter a default (`{name}: ... | "
-                        "None = None`) or provide it."
-                    )
-                value = default
-            found[name] = value
-        return found
+        from funcware.hooks.injected import injected_values
+
+        return injected_values(self.extras, runtime, config)
 
 
 PLAIN = Injection()
@@ -64,8 +35,7 @@ PLAIN = Injection()
 
 
 def _takes_runtime(parameters: list[inspect.Parameter], injected: dict[str, Any]) -> bool:
-    """Whether ``runtime`` goes second, positionally: when the second parameter is positional
-    and not another injectable one (``def hook(state, config)`` gets ``config``), or ``*args``."""
+    """Whether ``runtime`` goes second: a positional second parameter not otherwise injected."""
     for parameter in parameters[1:2]:
         if parameter.kind is parameter.VAR_POSITIONAL:
             return True
@@ -77,17 +47,12 @@ def _takes_runtime(parameters: list[inspect.Parameter], injected: dict[str, Any]
 
 _OF_FUNCTIONS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionary()
 _OF_METHODS: WeakKeyDictionary[Callable[..., Any], Injection] = WeakKeyDictionary()
-"""Each plain function's injection, read once (a bound method's is kept under its
-``__func__``, whose signature it shares minus ``self``)."""
+"""Read once per function, and per method's ``__func__`` (its signature minus ``self``)."""
 
 
 def injection_for(func: Callable[..., Any]) -> Injection:
-    """What langgraph would inject into ``func`` as a node (beyond ``state`` and ``runtime``).
-
-    ``runtime`` goes positionally when ``func`` has a second positional parameter (whatever
-    its name); a keyword-only ``runtime`` is injected. Worked out once per plain function or
-    method (other callables are read every time).
-    """
+    """How to call ``func`` as a node hook: ``runtime`` goes second when ``func`` has a second
+    positional parameter (whatever its name); langgraph injects what else it declares."""
     method = inspect.ismethod(func)
     key = func.__func__ if method else func  # type: ignore[attr-defined]
     if not inspect.isfunction(key):

@@ -1,8 +1,5 @@
-"""``AgentMiddleware``, the base class, and :func:`hook_impls`: what a middleware defines.
-
-A middleware defines a hook by overriding its sync method, its async method (``a`` in front
-of the name), or both; what funcware knows of a middleware's hooks, it asks :func:`hook_impls`.
-"""
+"""``AgentMiddleware``, the base class, and :func:`hook_impls`: the hooks a middleware
+defines (overrides: its sync method, its async ``a``-prefixed one, or both)."""
 
 from __future__ import annotations
 
@@ -44,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DIRECT_ATTR",
     "HOOKS",
+    "JUMP_ATTR",
     "NODE_HOOKS",
     "WRAP_HOOKS",
     "AgentMiddleware",
@@ -89,38 +87,31 @@ class AgentMiddleware(Generic[StateT, ContextT, ResponseT]):
     tools: Sequence[BaseTool | dict[str, Any]] = ()
     """Tools this middleware contributes to the agent."""
     stream: Any = "pass"
-    """How its ``after_model``/``wrap_model_call`` guards govern the stream: ``"pass"``,
-    ``"buffer"`` or a ``SlidingWindow`` (see :mod:`funcware.guards`)."""
+    """What its guards let through to the stream: ``"pass"``, ``"buffer"`` or a window."""
     stream_internal_calls: bool = False
-    """Whether model calls it makes itself (a summarizer, a grader) show in the user's
-    message stream; hidden by default, as LangChain hides its own."""
+    """Whether model calls it makes itself show in the message stream (default: hidden)."""
     on_error: Literal["raise", "continue"] = "raise"
-    """``"continue"``: an exception in its hooks is logged and the run goes on
-    (see :mod:`funcware.policies`)."""
+    """``"continue"``: an exception in its hooks is logged and the run goes on."""
     trace_policy: TracePolicy | None = None
-    """What its hook spans record (LangChain's attribute), e.g. ``TracePolicy(process_inputs=
-    omit_payload)``; ``None``: the process default (``funcware.configure_trace_policy``)."""
+    """What its hook spans record (LangChain's); ``None``: the process default."""
     transformers: Sequence[TransformerFactory] = ()
-    """Stream transformer factories it registers on the agent's graph, each called as
-    ``factory(scope)`` for every ``stream_events(..., version="v3")`` run and subgraph scope."""
-    # Declared effects and ordering constraints (funcware.effects.declarations); None: undeclared.
+    """Stream transformer factories it registers, called per ``version="v3"`` scope."""
     reads: Collection[str] | None = None
-    """Effects this middleware reads: ``"state.<key>"``, ``"request.messages"``, ..."""
+    """Effects it reads (``"state.<key>"``, ``"request.messages"``, ...); ``None``: undeclared."""
     writes: Collection[str] | None = None
-    """Effects this middleware has: ``"state.<key>"``, ``"request.model"``, ``"tool.args"``, ..."""
+    """Effects it has (``"state.<key>"``, ``"tool.args"``, ...); ``None``: undeclared."""
     outside: Sequence[str | type] | None = None
-    """Middleware (names or classes) this one must sit outside of, when both are present."""
+    """Middleware (names or classes) it must sit outside of, when both are present."""
     inside: Sequence[str | type] | None = None
-    """Middleware (names or classes) this one must sit inside of, when both are present."""
+    """Middleware (names or classes) it must sit inside of, when both are present."""
     requires: Sequence[str | type] | None = None
-    """Middleware (names or classes) that must be present with this one."""
+    """Middleware (names or classes) that must be present with it."""
     position: Literal["outermost", "innermost"] | None = None
-    """Where this middleware must sit in the list: first (outermost) or last (innermost)."""
+    """Where it must sit in the list: first (outermost) or last (innermost)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Where the class statement is, for error messages: the frame that runs it.
-        body = sys._getframe(1)
+        body = sys._getframe(1)  # the class statement's frame: where it is, for errors
         _CLASS_WHERE[cls] = f"{body.f_code.co_filename}:{body.f_lineno}"
 
     @property
@@ -267,12 +258,10 @@ class HookImpl:
     async_: Callable[..., Any] | None
     can_jump_to: tuple[JumpTo, ...] = ()
     sync_call: Injection = PLAIN
-    """How a node hook's ``sync`` is called: ``runtime`` positional or not, what to inject."""
+    """How a node hook's ``sync`` is called (see :mod:`.injection`); ``async_call``: ``async_``."""
     async_call: Injection = PLAIN
-    """The same for ``async_``."""
     methods: tuple[Callable[..., Any] | None, Callable[..., Any] | None] = (None, None)
-    """The middleware's own sync and async methods for the hook, where a decorator or
-    ``hook_config`` stashed its options (features read them there)."""
+    """The middleware's own sync and async methods, which carry the hook's option marks."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """What features resolved for this hook at build (``timeout``, ``on_error``, ...)."""
 
@@ -294,6 +283,9 @@ class HookImpl:
 DIRECT_ATTR = "__funcware_direct__"
 """Set on a generated hook method that only forwards its arguments to the user's function."""
 
+JUMP_ATTR = "__can_jump_to__"
+"""Where a function or a hook method keeps its declared jump targets (LangChain's name)."""
+
 
 def _direct(method: Callable[..., Any] | None) -> Callable[..., Any] | None:
     """The user's function a forwarding method calls (one stack frame less), else ``method``."""
@@ -311,23 +303,21 @@ def _overrides(cls: type, attr: str, bases: tuple[type, ...]) -> bool:
 def _jump_targets(*funcs: Callable[..., Any] | None) -> tuple[JumpTo, ...]:
     found: list[JumpTo] = []
     for func in funcs:
-        for target in getattr(getattr(func, "__func__", func), "__can_jump_to__", None) or ():
+        for target in getattr(getattr(func, "__func__", func), JUMP_ATTR, None) or ():
             if target not in found:
                 found.append(target)
     return tuple(t for t in JUMP_TARGETS if t in found)  # canonical order for the plan
 
 
 def is_middleware(obj: object) -> bool:
-    """Whether ``obj`` is a middleware the core can run: funcware's, a composite, or one
-    a registered adapter knows (LangChain's, with ``funcware.interop``)."""
+    """Whether ``obj`` is funcware's middleware, a composite, or one an adapter knows."""
     if isinstance(obj, AgentMiddleware) or hasattr(obj, "__funcware_hooks__"):
         return True
     return any(adapter.hooks(obj) is not None for adapter in adapters())
 
 
 def hook_impls(middleware: Any) -> dict[HookName, HookImpl]:
-    """The hooks ``middleware`` defines (overrides), in :data:`HOOKS` order: a composite's from
-    its ``__funcware_hooks__``, another library's from the first adapter that knows it."""
+    """The hooks ``middleware`` defines (a composite's, or from the first adapter that knows it)."""
     provided = getattr(middleware, "__funcware_hooks__", None)
     if provided is not None:
         return cast("dict[HookName, HookImpl]", provided())
@@ -347,8 +337,7 @@ def read_hooks(
     base: type,
     adapt: Callable[[HookName, Callable[..., Any]], Callable[..., Any]] | None = None,
 ) -> dict[HookName, HookImpl]:
-    """The hooks ``middleware`` overrides from ``base``; ``adapt(hook, method)``, if given,
-    turns each method into one the core can call (an adapter's type conversions)."""
+    """The hooks ``middleware`` overrides from ``base``, each method through ``adapt`` if given."""
     cls = type(middleware)
     bases = (AgentMiddleware, base)
     check_class(cls, bases)

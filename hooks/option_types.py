@@ -1,4 +1,5 @@
-"""The hook decorators' options as ``TypedDict``s, for a static type checker.
+"""The hook decorators' options as ``TypedDict``s (and what a called decorator returns), for a
+static type checker.
 
 The decorators import them only while type checking; at run time the registry in
 :mod:`funcware.hooks.options` checks the options and gives ``help()`` their types (a test
@@ -8,26 +9,56 @@ the one the decorator applies when the option is not given.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, Union
 
-from typing_extensions import TypedDict
+from typing_extensions import ParamSpec, TypedDict
 
-from funcware.hooks.options import OnError, Position, StreamPolicy
+from funcware.hooks.options import OnError, Position
 from funcware.hooks.types import JumpTo
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
+    from funcware.hooks.decorators import FunctionMiddleware
+
 __all__ = [
     "AfterAgentOptions",
     "AfterModelOptions",
     "HookOptions",
+    "Lifted",
     "NodeOptions",
     "StateOptions",
+    "StreamPolicy",
+    "StreamWindow",
     "WrapModelCallOptions",
     "WrapToolCallOptions",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Lifted(Protocol):
+    """What a called decorator (``@before_model(...)``) returns; generic per function (a
+    ``Callable`` alias would make mypy solve ``P``/``R`` at ``before_model(...)``, to ``Never``)."""
+
+    def __call__(self, func: Callable[P, R], /) -> FunctionMiddleware[P, R]: ...
+
+
+class StreamWindow(Protocol):
+    """What ``stream=`` takes besides ``"pass"``/``"buffer"``: a sliding window
+    (``funcware.guards.SlidingWindow``)."""
+
+    @property
+    def chars(self) -> int: ...
+
+    @property
+    def check(self) -> Callable[[str], str]: ...
+
+
+StreamPolicy = Union[Literal["pass", "buffer"], StreamWindow]  # noqa: UP007 - a runtime alias
+"""What ``stream=`` accepts: ``"pass"``, ``"buffer"`` or a sliding window."""
 
 
 class HookOptions(TypedDict, total=False):

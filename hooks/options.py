@@ -1,17 +1,5 @@
-"""The hook decorators' keyword options: one registry, and the ``TypedDict``s for typing.
-
-Each option is an :class:`Option`: which decorators take it, its default, a line of help,
-how its value is checked and where it lands (an attribute of the generated middleware
-class, or a mark on the hook method). The registry drives the decorators' validation,
-their "did you mean" and misplaced-option messages, ``help()`` (each decorator's
-docstring ends with its options, written from here) and the docs. The core registers the
-options of the card (``name``, ``can_jump_to``, ``state_schema``, ``tools``,
-``stream_internal_calls``); ``funcware/plugins.py`` registers the features' own, whose
-checks (:func:`lazy`) load their feature only when the option is given.
-
-The ``TypedDict``s in :mod:`funcware.hooks.option_types` type the same options for a
-static checker (a typed ``**options`` cannot come from a registry); a test checks that
-both list the same options, with the same types, for every decorator.
+"""The hook decorators' keyword options: one registry of :class:`Option`, which drives the
+decorators' checks, their refusals, ``help()`` and the docs (see ``docs/architecture.md``).
 """
 
 from __future__ import annotations
@@ -20,10 +8,7 @@ import inspect
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
-
-if TYPE_CHECKING:
-    pass
+from typing import Any, Literal
 
 __all__ = [
     "DECORATORS",
@@ -31,8 +16,6 @@ __all__ = [
     "OnError",
     "Option",
     "Position",
-    "StreamPolicy",
-    "StreamWindow",
     "describe",
     "feature_options",
     "lazy",
@@ -45,21 +28,6 @@ OnError = Literal["raise", "continue"]
 """``on_error=``: ``"raise"`` (the run fails) or ``"continue"`` (logged, the run goes on)."""
 Position = Literal["outermost", "innermost"]
 """``position=``: where a middleware must sit in the list."""
-
-
-class StreamWindow(Protocol):
-    """What ``stream=`` takes besides ``"pass"``/``"buffer"``: a sliding window
-    (``funcware.guards.SlidingWindow``)."""
-
-    @property
-    def chars(self) -> int: ...
-
-    @property
-    def check(self) -> Callable[[str], str]: ...
-
-
-StreamPolicy = Union[Literal["pass", "buffer"], StreamWindow]  # noqa: UP007 - a runtime alias
-"""What ``stream=`` accepts: ``"pass"``, ``"buffer"`` or a sliding window."""
 
 DECORATORS: dict[str, str] = {
     "before_agent": "before_agent",
@@ -101,23 +69,19 @@ class Option:
     """The decorators that take it (``hook_config`` included where it does)."""
     default: object
     help: str
-    """One line: what it does and its default, for errors, ``help()`` and the docs."""
+    """One line: what it does and its default (errors, ``help()``, the docs)."""
     owner: str = "core"
     """``"core"`` or the feature that registered it."""
     check: Callable[[object, Context], object] | None = None
-    """Checks a given value (a clear error naming ``Context.source``) and returns what to
-    keep; ``None``: the decorator handles it itself (the core's options)."""
+    """Checks a given value and returns what to keep; ``None``: the decorator checks it."""
     target: Literal["class", "method"] = "class"
-    """Where a checked value lands: a class attribute of the generated middleware named
-    after the option, or a mark ``__funcware_<name>__`` on the hook method."""
+    """Where the kept value lands: a class attribute, or the method's mark (:attr:`mark`)."""
     elsewhere: str = ""
     """Why a decorator that does not take it does not (added to the refusal)."""
     complete: Callable[[dict[str, Any], Context], None] | None = None
-    """Called once per decoration in which it was given, after every option was checked,
-    with the class attributes gathered so far (to add what the options imply together)."""
+    """Called once per decoration that gave it, with the class attributes gathered."""
     annotation: str = "object"
-    """Its type, as ``help()`` shows it (the ``TypedDict`` in
-    :mod:`funcware.hooks.option_types` gives the same to a type checker)."""
+    """Its type, as ``help()`` shows it (the same as in :mod:`.option_types`)."""
 
     @property
     def mark(self) -> str:
@@ -138,8 +102,7 @@ def register_option(new: Option) -> Option:
 
 
 def document(decorator: str, func: Callable[..., Any], *, signed: bool = True) -> None:
-    """Let ``func``'s docstring end with ``decorator``'s options, and (``signed``) its
-    signature show them with their types, now and as they change."""
+    """End ``func``'s docstring with ``decorator``'s options (and, ``signed``, its signature)."""
     _DOCS[decorator] = (func, func.__doc__ or "", signed)
     _document(decorator)
 

@@ -5,7 +5,7 @@ is no list of messages. Loads only when one happens."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
@@ -36,16 +36,20 @@ def both_prompts(where: str, fix: str) -> ValueError:
     )
 
 
-def unknown_request_fields(unknown: Sequence[str], valid: Sequence[str]) -> TypeError:
-    """``ModelRequest.override()`` got fields a request does not have."""
-    return TypeError(
-        f"ModelRequest.override() got unknown field(s) {', '.join(unknown)}; "
-        f"valid fields are: {', '.join(valid)}."
-    )
+def bad_override(changes: Mapping[str, Any], valid: Sequence[str]) -> Exception:
+    """``ModelRequest.override()`` got fields a request does not have, or both prompts."""
+    unknown = sorted(set(changes) - set(valid))
+    if unknown:
+        return TypeError(
+            f"ModelRequest.override() got unknown field(s) {', '.join(unknown)}; "
+            f"valid fields are: {', '.join(valid)}."
+        )
+    return both_prompts("ModelRequest.override()", "system_message=SystemMessage(...)")
 
 
-def unknown_agent_request_fields(unknown: Sequence[str]) -> TypeError:
+def unknown_agent_request_fields(changes: Mapping[str, Any]) -> TypeError:
     """``AgentRequest.override()`` got fields an ``AgentRequest`` does not have."""
+    unknown = sorted(set(changes) - {"input", "config", "context"})
     return TypeError(
         f"AgentRequest.override() got {', '.join(map(repr, unknown))}; "
         "an AgentRequest has input, config and context."

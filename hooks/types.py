@@ -157,17 +157,11 @@ class ModelRequest(Generic[ContextT]):
     def override(self, **changes: Any) -> ModelRequest[ContextT]:
         """A new request with ``changes`` (the request's fields, or ``system_prompt``, a string
         turned into a ``SystemMessage``) applied; this one is left as it was."""
-        unknown = sorted(set(changes) - {*_REQUEST_FIELDS, "system_prompt"})
-        if unknown or ("system_prompt" in changes and "system_message" in changes):
-            from funcware.hooks import type_misuse
+        both = "system_prompt" in changes and "system_message" in changes
+        if both or not set(changes).issubset(_OVERRIDABLE):
+            from funcware.hooks.type_misuse import bad_override
 
-            if unknown:
-                raise type_misuse.unknown_request_fields(
-                    unknown, (*_REQUEST_FIELDS, "system_prompt")
-                )
-            raise type_misuse.both_prompts(
-                "ModelRequest.override()", "system_message=SystemMessage(...)"
-            )
+            raise bad_override(changes, _OVERRIDABLE)
         if "system_prompt" in changes:
             prompt = changes.pop("system_prompt")
             changes["system_message"] = None if prompt is None else SystemMessage(content=prompt)
@@ -177,6 +171,7 @@ class ModelRequest(Generic[ContextT]):
 
 
 _REQUEST_FIELDS = tuple(f.name for f in fields(ModelRequest))
+_OVERRIDABLE = (*_REQUEST_FIELDS, "system_prompt")
 
 
 def result_problem(result: object) -> str | None:
@@ -228,11 +223,10 @@ class AgentRequest:
 
     def override(self, **changes: Any) -> AgentRequest:
         """A copy with ``changes`` applied (``input``, ``config``, ``context``)."""
-        unknown = sorted(set(changes) - {"input", "config", "context"})
-        if unknown:
+        if not {"input", "config", "context"}.issuperset(changes):
             from funcware.hooks.type_misuse import unknown_agent_request_fields
 
-            raise unknown_agent_request_fields(unknown)
+            raise unknown_agent_request_fields(changes)
         return replace(self, **changes)
 
 

@@ -5,8 +5,8 @@ middleware (or a subclass of one) declares what its class's entry says. Read fro
 langchain 1.5.2's ``langchain/agents/middleware`` sources; references between entries
 are class names, so they match LangChain middleware by their default names. A few
 entries depend on how the instance is configured (``on_failure``, ``exit_behavior``), and
-the table also says which classes never take the jumps their hooks declare (for the
-hazard check).
+the table also says which classes never take the jumps their hooks declare, and which
+tools an approval asks about or an ``after_model`` refuses (for the hazard check).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from funcware.effects.declarations import Declaration, parse
 
-__all__ = ["BUILTINS", "builtin_declaration", "builtin_jumps"]
+__all__ = ["BUILTINS", "asked_tools", "builtin_declaration", "builtin_jumps", "refused_tools"]
 
 _PKG = "langchain.agents.middleware"
 
@@ -229,9 +229,14 @@ _parsed: dict[tuple[str, tuple[bool, ...]], Declaration | None] = {}
 
 
 def _entry(middleware: Any) -> str | None:
+    return _known(middleware, BUILTINS)
+
+
+def _known(middleware: Any, table: dict[str, Any]) -> str | None:
+    """The key of ``middleware``'s class (or its nearest base) in ``table``."""
     for klass in type(middleware).__mro__:
         key = f"{klass.__module__}.{klass.__qualname__}"
-        if key in BUILTINS:
+        if key in table:
             return key
     return None
 
@@ -260,3 +265,48 @@ def builtin_jumps(middleware: Any) -> bool:
         return True
     attribute, value = when
     return bool(attribute) and getattr(middleware, attribute, None) == value
+
+
+_ASKS: dict[str, str] = {
+    f"{_PKG}.human_in_the_loop.HumanInTheLoopMiddleware": "interrupt_on",
+    "funcware.cookbook.human_approval.ApproveToolCalls": "needs_approval",
+}
+"""Approvals whose attribute names the tools they ask a reviewer about (its keys, or items)."""
+
+_REFUSES: dict[str, tuple[str, frozenset[str] | None, str]] = {
+    # over its limit it answers the calls with an error ("continue", "end") or raises
+    # ("error"): in every configuration, no call over the limit runs
+    f"{_PKG}.tool_call_limit.ToolCallLimitMiddleware": (
+        "tool_name",
+        None,
+        "the calls over its limit",
+    ),
+    f"{_PKG}.todo.TodoListMiddleware": (
+        "",
+        frozenset({"write_todos"}),
+        "write_todos calls made in parallel",
+    ),
+}
+"""Classes whose ``after_model`` refuses tool calls: ``(attribute, tools, which calls)``,
+the attribute naming the one tool refused (``None`` there: every tool), else ``tools``."""
+
+
+def asked_tools(middleware: Any) -> frozenset[str] | None:
+    """The tools ``middleware`` asks a reviewer about, when its configuration says
+    (``None``: unknown, any tool)."""
+    key = _known(middleware, _ASKS)
+    names = getattr(middleware, _ASKS[key], None) if key is not None else None
+    return frozenset(names) if isinstance(names, (dict, frozenset, set, list, tuple)) else None
+
+
+def refused_tools(middleware: Any) -> tuple[str, frozenset[str] | None] | None:
+    """When the table knows ``middleware``'s ``after_model`` refuses tool calls: which
+    calls in words, and the tools (``None``: any tool)."""
+    key = _known(middleware, _REFUSES)
+    if key is None:
+        return None
+    attribute, tools, which = _REFUSES[key]
+    if attribute:
+        name = getattr(middleware, attribute, None)
+        tools = frozenset({name}) if isinstance(name, str) else None
+    return which, tools

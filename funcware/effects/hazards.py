@@ -11,6 +11,10 @@ hazard is a pair where one hook hides from another what that one needs:
 - a hook that changes tool calls (``messages.rewrite.calls``) runs, in the same phase,
   after a guard that read the model's tool calls and interrupts for a decision, and asks
   no human itself: what runs is not what was approved;
+- in ``after_model``, such a guard runs before a hook that refuses tool calls (answers them
+  itself, ``messages.answer``, asking no human; or, from the table of LangChain's
+  built-ins, ``ToolCallLimitMiddleware`` in every configuration) and the tools they act on
+  may overlap: the reviewer is asked about a call that then never runs;
 - a wrap that turns errors into answers (``model.error.recover``, ``tool.error.recover``)
   sits inside one that acts on failed calls (``model.error``, ``tool.error``): the outer
   one gets an answer instead of the failure and never acts (a wrap that only rewrites
@@ -35,14 +39,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from funcware.effects.builtins import builtin_jumps
+from funcware.effects.builtins import asked_tools, builtin_jumps, refused_tools
 from funcware.effects.declarations import REQUEST_FIELDS, Declaration
 from funcware.hooks.middleware import HookName, hook_impls, origin
 
 __all__ = ["Hazard", "find_hazards"]
 
 HazardKind = Literal[
-    "hidden message", "changed after approval", "hidden error", "skipped count", "overridden"
+    "hidden message",
+    "changed after approval",
+    "refused after approval",
+    "hidden error",
+    "skipped count",
+    "overridden",
 ]
 
 _ADDS = ("messages.append", "messages.answer")
@@ -97,6 +106,20 @@ class _Member:
         found = self.decl.reads_in(hook) if hook in self.hooks else frozenset()
         return [e for e in effects if e in found]
 
+    def refuses(self) -> tuple[str, frozenset[str] | None] | None:
+        """The tool calls this one's ``after_model`` refuses, in words, and their tools
+        (``None``: any tool); ``None`` when it refuses none."""
+        if "after_model" not in self.hooks:
+            return None
+        known = refused_tools(self.middleware)
+        if known is not None:
+            return known
+        if self.writes("after_model", "messages.answer") and not self.writes(
+            "after_model", "interrupt"
+        ):
+            return "calls it answers itself (messages.answer)", None
+        return None
+
     def runs_before(self, other: _Member, hook: HookName) -> bool:
         """Whether this one's ``hook`` runs before ``other``'s (``after_*``: reversed)."""
         return (self.place < other.place) == hook.startswith("before")
@@ -118,8 +141,9 @@ def placed(member: Any, where: str, other: str) -> str:
     """The two ways to declare ``member`` ``where`` (``outside``/``inside``) ``other``: on
     the middleware, or with ``funcware.effects.declare`` for one the user did not write."""
     name = str(member.name)
-    made = type(member).__name__ == name and not hasattr(member, "__wrapped__")
-    shown = f"{name}(...)" if made else name  # an instance of a class, or a decorated function
+    klass = type(member).__name__  # LangChain names a limit on one tool "Class[tool]"
+    made = name.partition("[")[0] == klass and not hasattr(member, "__wrapped__")
+    shown = f"{klass}(...)" if made else name  # an instance of a class, or a decorated function
     return (
         f"declare {where}=[{other!r}] on {name!r}; for a middleware you did not write, list "
         f"funcware.effects.declare({shown}, {where}=[{other!r}]) in its place"
@@ -206,6 +230,7 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
                     _first_in(hook, b, a),
                 )
             )
+    found += _refused_after_approval(a, b)
     wrapped = a.writes("wrap_model_call", *_ADDS)
     if wrapped and b.reads("after_model", "messages.tail"):
         found.append(
@@ -251,6 +276,32 @@ def _pair(a: _Member, b: _Member) -> list[Hazard]:
     if a.place < b.place:
         found += _nested(a, b)
     return found
+
+
+def _refused_after_approval(a: _Member, b: _Member) -> list[Hazard]:
+    """``a``'s after_model asks a reviewer about tool calls that ``b``'s, after it, refuses."""
+    hook: HookName = "after_model"
+    decides = a.reads(hook, *_DECIDES) if a.writes(hook, "interrupt") else []
+    refusal = b.refuses() if decides and a.runs_before(b, hook) else None
+    if refusal is None:
+        return []
+    which, refused = refusal
+    asked = asked_tools(a.middleware)
+    if asked is not None and not (asked if refused is None else asked & refused):
+        return []  # the reviewer is never asked about a tool that b refuses
+    return [
+        _hazard(
+            "refused after approval",
+            a,
+            b,
+            (f"{a.name}.{hook}", f"{b.name}.{hook}"),
+            f"in {hook}, {a.name!r} asks a reviewer about the model's tool calls "
+            f"({', '.join(decides)}, interrupt) before {b.name!r} refuses {which}, so the "
+            f"reviewer is asked about tool calls that {b.name!r} may then refuse, and an "
+            "approved call may never run",
+            _first_in(hook, b, a),
+        )
+    ]
 
 
 def _nested(a: _Member, b: _Member) -> list[Hazard]:

@@ -100,7 +100,14 @@ def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[
                     continue
                 calls[call["id"]] = (index, call["name"], False)
             for invalid in message.invalid_tool_calls:
-                calls.setdefault(invalid["id"], (index, str(invalid["name"]), True))
+                if invalid["id"] in calls:
+                    first = calls[invalid["id"]][0]
+                    found.append(
+                        f"{_name(messages, index)} repeats tool call id {invalid['id']!r} "
+                        f"(already used by {_name(messages, first)})"
+                    )
+                    continue
+                calls[invalid["id"]] = (index, str(invalid["name"]), True)
     required = [at for at, _, optional in calls.values() if not optional]
     last_caller = max(required, default=-1)
     waiting_ok = pending_ok and all(isinstance(m, ToolMessage) for m in messages[last_caller + 1 :])

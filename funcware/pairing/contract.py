@@ -2,9 +2,9 @@
 
 The contract: every tool call of an ``AIMessage`` has exactly one ``ToolMessage`` answer,
 no ``ToolMessage`` answers a call that is not there, and nothing sits between a call and
-its answers (the answers follow their ``AIMessage`` directly, in any order). While the
-tools have not run yet, the latest ``AIMessage``'s calls may still be waiting
-(``pending_ok``).
+its answers (the answers follow their ``AIMessage`` directly, in any order); no call id is
+used twice in the history (providers refuse it). While the tools have not run yet, the
+latest ``AIMessage``'s calls may still be waiting (``pending_ok``).
 
 :func:`is_paired` is the check run on every model call: one pass, no allocation beyond a
 set per tool-calling message. What is wrong, and the repaired history, are worked out in
@@ -32,6 +32,7 @@ def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool
     """
     waiting: set[object] = set()
     optional: set[object] = set()
+    used: set[object] = set()  # every call id so far: a provider refuses one used twice
     for message in messages:
         kind = message.type
         if kind in TOOL:
@@ -51,8 +52,13 @@ def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool
             calls = message.tool_calls  # type: ignore[attr-defined]
             if calls:
                 waiting = {call["id"] for call in calls}
-                if len(waiting) != len(calls):  # two calls share an id
+                if len(waiting) != len(calls) or not used.isdisjoint(waiting):
+                    return False  # two calls share an id
+                used |= waiting
+            unparsed = message.invalid_tool_calls  # type: ignore[attr-defined]
+            if unparsed:
+                optional = {call["id"] for call in unparsed}
+                if len(optional) != len(unparsed) or not used.isdisjoint(optional):
                     return False
-            if message.invalid_tool_calls:  # type: ignore[attr-defined]
-                optional = {call["id"] for call in message.invalid_tool_calls}  # type: ignore[attr-defined]
+                used |= optional
     return pending_ok or not waiting

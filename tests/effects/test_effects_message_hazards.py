@@ -4,7 +4,8 @@ Each kind fires in the order where one hook hides from another what it needs, na
 middleware with their file:line, the hazard and the fix, once; the fix (the other order, or
 a declared constraint) silences it; ``effects="strict"`` makes it an error; ``compose()``
 warns of its members' hazards once. Stacks of robust readers (``messages.latest``) and
-answerers build without a warning, decorated or written as classes. The finer effect names
+answerers (an approval's after_model running after every answer) build without a warning,
+decorated or written as classes. The finer effect names
 are checked like the others: where they apply, and which way (read or written).
 """
 
@@ -92,7 +93,8 @@ def test_an_answer_before_a_reader_by_position_warns_naming_both_and_the_fix() -
         "(or declare inside=['limit'] on 'approve'; for a middleware you did not write, list "
         "funcware.effects.declare(approve, inside=['limit']) in its place)."
     ) in text
-    assert build([limit, approve_tail]) == []
+    (other,) = build([limit, approve_tail])  # the answer no longer hides; the review comes first
+    assert "may then refuse" in other and "reads messages by position" not in other
 
 
 def test_an_append_before_a_tail_reader_in_before_model_warns() -> None:
@@ -121,8 +123,31 @@ def test_two_tail_readers_that_answer_warn_in_either_order() -> None:
         after_model, "reviewer", reads=["messages.tail"], writes=["messages.answer", "interrupt"]
     )
     for stack in ([reviewer, limit_tail], [limit_tail, reviewer]):
-        (text,) = build(stack)
+        (text,) = [t for t in build(stack) if "may then refuse" not in t]
         assert "in either order one hides it from the other" in text
+
+
+def test_an_answer_to_tool_calls_after_an_approval_warns() -> None:
+    # [limit, approve]: approve (inner) asks the reviewer first, then limit answers calls.
+    (text,) = build([limit, approve])
+    assert text.startswith(f"middleware {at(approve)} and {at(limit)}: ")
+    assert (
+        "in after_model, 'approve' asks a reviewer about the model's tool calls "
+        "(messages.latest, interrupt) before 'limit' refuses calls it answers itself "
+        "(messages.answer), so the reviewer is asked about tool calls that 'limit' may then "
+        "refuse, and an approved call may never run. Fix: list 'limit' after 'approve' so "
+        "its after_model runs first (or declare inside=['approve'] on 'limit'; for a "
+        "middleware you did not write, list funcware.effects.declare(limit, "
+        "inside=['approve']) in its place)."
+    ) in text
+    assert build([approve, limit]) == []
+    meant = node(after_model, "limit", writes=["messages.answer"], inside=["approve"])
+    assert build([approve, meant]) == []
+    with pytest.raises(MiddlewareOrderError, match="may then refuse"):
+        create_agent(model(), middleware=[limit, approve], effects="strict")
+    # An answer from a human reviewer is that reviewer's decision, not a refusal.
+    reviewer = node(after_model, "limit", writes=["messages.answer", "interrupt"])
+    assert build([reviewer, approve]) == []
 
 
 def test_a_change_of_tool_calls_after_an_approval_warns() -> None:
@@ -289,7 +314,8 @@ def test_robust_readers_and_answerers_build_silently_in_every_order() -> None:
     tools = node(after_model, "tools", reads=["messages.latest", "tool.calls"])
     stack = [approve, limit, todo, counter, summary, tools]
     assert build(stack) == []
-    assert build(list(reversed(stack))) == []
+    # The approval stays first, so that its after_model runs after every answer.
+    assert build([approve, *reversed(stack[1:])]) == []
 
 
 class Approval(AgentMiddleware[AgentState[Any], Any]):
@@ -319,7 +345,9 @@ class TailApproval(Approval):
 
 def test_class_middleware_are_checked_like_decorated_ones() -> None:
     assert build([Approval(), Limit()]) == []
-    assert build([Limit(), Approval()]) == []
+    (asked,) = build([Limit(), Approval()])
+    assert asked.startswith(f"middleware {at(Approval())} and {at(Limit())}: in after_model")
+    assert "so the reviewer is asked about tool calls that 'Limit' may then refuse" in asked
     (text,) = build([TailApproval(), Limit()])
     assert text.startswith(f"middleware {at(Limit())} and {at(TailApproval())}: in after_model")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 
@@ -96,6 +96,9 @@ _messages: st.SearchStrategy[AnyMessage] = st.one_of(
 
 
 @given(st.lists(_messages, max_size=12), st.booleans())
+@example([unparsed("x"), unparsed("x"), answer("x")], False)  # call ids used again
+@example([unparsed("x"), answer("x"), unparsed("x")], False)
+@example([ai("c"), answer("c"), ai("a", "b", "c")], True)
 def test_the_check_and_the_explanation_agree(history: list[AnyMessage], pending: bool) -> None:
     assert is_paired(history, pending) == (problems(history, pending) == [])
 

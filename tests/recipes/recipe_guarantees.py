@@ -8,7 +8,8 @@ the guarantee held, else one sentence saying how it broke.
 Every case runs in a fresh :class:`World`: every agent model answers from one shared
 script (so a layer that swaps the model does not derail the scenario), models named in
 ``down`` always raise, and tools and reviewers write a side-effect log. The reviewer
-approves every call except refunds, which it rejects.
+approves every call except refunds, which it rejects (but for the amounts a scenario names
+in ``approve``).
 
 ``FUNCWARE_MATRIX_RECIPE=name=path/to/file.py`` swaps a recipe's module for a copy (to
 show that the matrix catches a recipe gone wrong); see :func:`recipe_module`.
@@ -77,6 +78,8 @@ class World:
     down: set[str] = field(default_factory=set)
     up: frozenset[str] | None = None
     """When set, every agent model but these is down."""
+    approve: frozenset[int] = frozenset()
+    """Refund amounts the reviewer approves."""
     log: list[tuple[Any, ...]] = field(default_factory=list)
     models: dict[str, ScriptedChatModel] = field(default_factory=dict)
     answers: list[AIMessage] = field(default_factory=list)
@@ -127,8 +130,9 @@ class World:
         requests = value.get("review") or value.get("action_requests") or []
         decisions = []
         for request in requests:
-            kind = "reject" if request["name"] == "refund" else "approve"
             call_id = request.get("tool_call_id") or _key(request["name"], request["args"])
+            approved = request["name"] != "refund" or request["args"]["amount"] in self.approve
+            kind = "approve" if approved else "reject"
             self.log.append(("decision", call_id, kind))
             decisions.append(
                 {"type": kind, "message": "No refunds today."}
@@ -218,6 +222,8 @@ class Scenario:
     down: frozenset[str] = frozenset()
     up: frozenset[str] | None = None
     """When set, every agent model but these is down (``down`` is then unused)."""
+    approve: frozenset[int] = frozenset()
+    """Refund amounts the reviewer approves (it rejects every other refund)."""
 
 
 @dataclass
@@ -270,6 +276,31 @@ SUPPORT = Scenario(
 )
 """A support turn: a $500 refund beside a lookup, then another lookup."""
 
+OVER_LIMIT = Scenario(
+    script=(
+        turn(call("lookup_order", "l1", order_id="A1"), call("refund", "r9", amount=900)),
+        "Your refund is under review.",
+    ),
+    approve=frozenset({900}),
+)
+"""A lookup, then a $900 refund the reviewer approves: a limit of one call refuses the
+refund."""
+
+
+def asked_only_about_calls_that_run(run: Run) -> str | None:
+    """Every call the reviewer approved ran (no other middleware refused it afterwards)."""
+    ran = {_key(e[1], e[3]) for e in run.world.log if e[0] == "tool"}
+    ran |= set(run.world.executed())
+    for event in run.world.log:
+        if event[0] == "decision" and event[2] == "approve" and event[1] not in ran:
+            return f"the reviewer approved {event[1]}, which never ran: it was refused after"
+    return None
+
+
+ASKED_ONLY_ABOUT_CALLS_THAT_RUN = Check(
+    OVER_LIMIT, asked_only_about_calls_that_run, "the reviewer is asked only about calls that run"
+)
+
 THREE = (
     HumanMessage("Hello, I bought a lamp."),
     AIMessage("Thanks! How can I help?"),
@@ -300,7 +331,12 @@ def _all_names(middleware: Any) -> list[str]:
 
 def run_case(members: Sequence[Member], scenario: Scenario) -> Outcome:
     """Build ``members`` in order (first outermost) and run ``scenario``."""
-    world = World(script=list(scenario.script), down=set(scenario.down), up=scenario.up)
+    world = World(
+        script=list(scenario.script),
+        down=set(scenario.down),
+        up=scenario.up,
+        approve=scenario.approve,
+    )
     WORLD.append(world)
     try:
         primary = world.model("primary")
@@ -664,6 +700,7 @@ RECIPES: list[Member] = [
         SUPPORT,
         approval_holds,
         "no call to a listed tool runs before a human decision",
+        (ASKED_ONLY_ABOUT_CALLS_THAT_RUN,),
     ),
     Member(
         "tool_call_limit",
@@ -900,6 +937,7 @@ def builtins() -> list[Member]:
             lambda w: [lc.HumanInTheLoopMiddleware({"refund": True})],
             SUPPORT,
             approval_holds,
+            more=(ASKED_ONLY_ABOUT_CALLS_THAT_RUN,),
         ),
         Member(
             "ToolCallLimitMiddleware",
