@@ -1,8 +1,5 @@
-"""Which exceptions passed through a hook rather than being raised by it.
-
-What a ``handler`` (the model, a tool, a composite's tail) raises is marked as passed
-through, so no wrap layer is noted for it; the notes themselves are in :mod:`.error_notes`.
-"""
+"""Which exceptions passed through a hook (the model, a tool or a composite's tail raised
+them) rather than being raised by it: no wrap layer is noted for those (:mod:`.error_notes`)."""
 
 from __future__ import annotations
 
@@ -25,8 +22,7 @@ def is_passed_through(exc: BaseException) -> bool:
 
 
 class _PassedThrough:
-    """``with passed_through:`` marks what its block raises as passed through; it keeps no
-    state, so one instance serves every thread and task."""
+    """``with passed_through:`` marks what its block raises; stateless, so shared by all."""
 
     def __enter__(self) -> None:
         return None
@@ -37,5 +33,4 @@ class _PassedThrough:
 
 
 passed_through = _PassedThrough()
-"""Wraps an onion's tail (the model, the tool, a composite's handler): no layer is noted
-for what the tail raises."""
+"""Wraps an onion's tail (the model, the tool, a composite's handler)."""

@@ -1,9 +1,5 @@
-"""Writes to state keys the agent does not have: warned about (as LangChain, dropped) or refused.
-
-langgraph drops a write to a key no state schema declares, without a word, and published
-middleware rely on it; funcware lets the run go on but warns once per middleware, hook and
-key (:class:`UnknownStateKeyWarning`; ``effects="strict"``: :class:`UnknownStateKeyError`).
-"""
+"""Writes to state keys the agent does not have: dropped as langgraph drops them, with one
+``UnknownStateKeyWarning`` per hook and key (``effects="strict"``: ``UnknownStateKeyError``)."""
 
 from __future__ import annotations
 
@@ -11,23 +7,12 @@ from collections.abc import Iterable, Mapping
 
 from langgraph.types import Command
 
-from funcware.errors import UnknownStateKeyError, UnknownStateKeyWarning
-
-__all__ = [
-    "StateKeys",
-    "UnknownStateKeyError",
-    "UnknownStateKeyWarning",
-    "check_keys",
-    "written_keys",
-]
+__all__ = ["StateKeys", "check_keys", "written_keys"]
 
 
 class StateKeys(frozenset[str]):
-    """The agent's state keys, and what a write to any other key does.
-
-    ``strict``: raise. Otherwise warn once per hook (``owner``) and key, and let langgraph
-    drop the write. A plain ``frozenset`` in its place is strict.
-    """
+    """The agent's state keys; a write to another raises if ``strict``, else warns once per
+    hook and key (a plain ``frozenset`` in its place is strict)."""
 
     strict: bool
     warned: set[tuple[str, str]]

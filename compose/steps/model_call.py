@@ -1,7 +1,6 @@
-"""How the model node calls the model: a strategy chosen once, at build. A feature changes
-parts of the plain :class:`ModelCall` through the ``model_call`` seam with a :class:`Delegate`
-(structured output binds and parses; a stream guard invokes and releases).
-"""
+"""How the model node calls the model: a strategy chosen at build. A feature changes parts of
+the plain :class:`ModelCall` through the ``model_call`` seam with a :class:`Delegate`
+(structured output binds and parses; a stream guard invokes and releases)."""
 
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ __all__ = ["Delegate", "ModelCall", "Update"]
 
 Update = Any
 """The model node's output: a dict update or a list of ``Command``s."""
+Config = RunnableConfig | None
 
 
 class ModelCall:
@@ -32,14 +32,15 @@ class ModelCall:
     """Whether :meth:`finish` may change the node's output (else it is not called)."""
 
     formats: ModelCall | None = None
-    """The strategy for a request whose format the agent was not built with (a wrap layer
-    set one): made on first need through the ``model_call`` seam."""
+    """The strategy for a format a layer set that the agent was not built with (late_formats)."""
 
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         """The model bound for ``request``, and what :meth:`respond` needs (``None`` here);
         ``layers`` names the agent's model wraps, for error messages."""
         if request.response_format is not None and self.formats is not self:
-            return self._formats().bind(request, layers)
+            from funcware.compose.steps.late_formats import formats_for
+
+            return formats_for(self).bind(request, layers)
         model = request.model
         if request.tools:
             bound = model.bind_tools(
@@ -48,18 +49,14 @@ class ModelCall:
             return bound, None
         return model.bind(**request.model_settings), None
 
-    def invoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    def invoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         """Call the bound model; ``config`` is the agent's own, when it must be made current."""
         if config is None:
             return bound.invoke(messages)  # type: ignore[no-any-return]
         with current_config(config):
             return bound.invoke(messages)  # type: ignore[no-any-return]
 
-    async def ainvoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    async def ainvoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         """Async :meth:`invoke`."""
         if config is None:
             return await bound.ainvoke(messages)  # type: ignore[no-any-return]
@@ -78,20 +75,11 @@ class ModelCall:
             return self.formats.ran_out(request, bound_for)
         return ""
 
-    def _formats(self) -> ModelCall:
-        if self.formats is None:
-            from funcware.compose.seams import late_model_call
-
-            plain = ModelCall()
-            plain.formats = plain  # binds what it is given
-            self.formats = late_model_call("response_format", plain)
-        return self.formats
-
-    def finish(self, update: Update, config: RunnableConfig | None) -> Update:
+    def finish(self, update: Update, config: Config) -> Update:
         """The node's output, as the stream should see it (called when :attr:`buffers`)."""
         return update
 
-    async def afinish(self, update: Update, config: RunnableConfig | None) -> Update:
+    async def afinish(self, update: Update, config: Config) -> Update:
         """Async :meth:`finish`."""
         return update
 
@@ -109,14 +97,10 @@ class Delegate(ModelCall):
     def bind(self, request: ModelRequest[Any], layers: str) -> tuple[Any, object]:
         return self.inner.bind(request, layers)
 
-    def invoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    def invoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         return self.inner.invoke(bound, messages, config)
 
-    async def ainvoke(
-        self, bound: Any, messages: list[AnyMessage], config: RunnableConfig | None
-    ) -> AIMessage:
+    async def ainvoke(self, bound: Any, messages: list[AnyMessage], config: Config) -> AIMessage:
         return await self.inner.ainvoke(bound, messages, config)
 
     def respond(self, output: AIMessage, bound_for: object) -> ModelResponse[Any]:
@@ -125,8 +109,8 @@ class Delegate(ModelCall):
     def ran_out(self, request: ModelRequest[Any], bound_for: object) -> str:
         return self.inner.ran_out(request, bound_for)
 
-    def finish(self, update: Update, config: RunnableConfig | None) -> Update:
+    def finish(self, update: Update, config: Config) -> Update:
         return self.inner.finish(update, config)
 
-    async def afinish(self, update: Update, config: RunnableConfig | None) -> Update:
+    async def afinish(self, update: Update, config: Config) -> Update:
         return await self.inner.afinish(update, config)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any, Optional, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    RemoveMessage,
-    SystemMessage,
-)
+from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphInterrupt
@@ -28,9 +24,9 @@ from funcware.compose.stream.hidden import (
     runnable_config,
     visible_layers,
 )
+from funcware.compose.wraps.layers import Outcome
 from funcware.compose.wraps.onion import Onions
 from funcware.compose.wraps.results import model_calls
-from funcware.compose.wraps.updates import Writes, merge_writes
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import AgentState, ModelRequest, ModelResponse
 
@@ -38,6 +34,9 @@ if TYPE_CHECKING:
     from funcware.compose.steps.attempts import Attempts
 
 __all__ = ["ModelNode"]
+
+Repaired = list[AnyMessage] | None
+"""The history with replies to invalid tool calls, when it needed them."""
 
 
 def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
@@ -48,6 +47,11 @@ def _own_copy(message: SystemMessage | None) -> SystemMessage | None:
     return message.model_copy(
         update={"content": list(content)} if isinstance(content, list) else None
     )
+
+
+def _observed(observe: Callable[[Any, Any], Any], model: Any, request: Any) -> Any:
+    """``model(request)``, run by the watcher's ``observe``."""
+    return observe(request, model)
 
 
 class ModelNode:
@@ -83,9 +87,10 @@ class ModelNode:
 
     def request(
         self, state: Any, runtime: Any
-    ) -> tuple[ModelRequest[Any], list[AnyMessage] | None]:
-        """A fresh request (its lists and ``state`` are copies a layer may edit), and the
-        repaired history if invalid tool calls needed replies."""
+    ) -> tuple[ModelRequest[Any], Repaired, Attempts | None]:
+        """A fresh request (its lists and ``state`` are copies a layer may edit), the repaired
+        history if invalid tool calls needed replies, and the step's record of attempts if a
+        layer may retry after one of the strategy's ``retry_errors`` (its feedback is kept)."""
         history: list[AnyMessage] = list(state["messages"])
         repaired = None
         if any(isinstance(m, AIMessage) and m.invalid_tool_calls for m in history):
@@ -105,23 +110,21 @@ class ModelNode:
             runtime=runtime,
             model_settings={},
         )
-        return request, repaired
+        if not (self.wraps and self.call.retry_errors):
+            return request, repaired, None
+        from funcware.compose.steps.attempts import Attempts
+
+        return request, repaired, Attempts(messages, self.call.retry_errors)
 
     def _check_tools(self, request: ModelRequest[Any]) -> None:
         if self.has_tool_wraps:
             return
-        unknown = [
-            t.name
-            for t in request.tools
-            if isinstance(t, BaseTool) and t.name not in self.executable
-        ]
+        known = self.executable
+        unknown = [t.name for t in request.tools if isinstance(t, BaseTool) and t.name not in known]
         if unknown:
             from funcware.compose.steps.model_errors import unknown_tools
 
-            raise unknown_tools(unknown, self.executable, self._layers())
-
-    def _bind(self, request: ModelRequest[Any]) -> tuple[Any, object]:
-        return self.call.bind(request, self._layers())
+            raise unknown_tools(unknown, known, self._layers())
 
     def _layers(self) -> str:
         return "; ".join(impl.describe() for impl in self.wraps) or "none"
@@ -137,9 +140,9 @@ class ModelNode:
             and all(a is b for a, b in zip(request.tools, self.tools, strict=True))
         )
         if not unchanged:
-            return self._bind(request)
+            return self.call.bind(request, self._layers())
         if self._default_bound is None:
-            self._default_bound = self._bind(request)
+            self._default_bound = self.call.bind(request, self._layers())
         return self._default_bound
 
     def _prepare(self, request: ModelRequest[Any]) -> tuple[Any, list[AnyMessage], object]:
@@ -156,8 +159,7 @@ class ModelNode:
         return self.call.respond(output, bound_for)
 
     def call_model(self, request: ModelRequest[Any]) -> ModelResponse[Any]:
-        """The innermost handler: the model itself, as the strategy calls it (what it raises
-        is marked as passed through)."""
+        """The innermost handler: the model as the strategy calls it (its errors pass through)."""
         with passed_through:
             bound, messages, bound_for = self._prepare(request)
             try:
@@ -180,46 +182,21 @@ class ModelNode:
                 raise ran_out(request, self.call.ran_out(request, bound_for)) from exc
             return self._response(output, bound_for)
 
-    def _attempts(self, request: ModelRequest[Any]) -> Attempts | None:
-        """The step's record of attempts, when a layer may retry after one of the strategy's
-        ``retry_errors`` (its feedback is kept)."""
-        if not (self.wraps and self.call.retry_errors):
-            return None
-        from funcware.compose.steps.attempts import Attempts
-
-        return Attempts(request.messages, self.call.retry_errors)
-
-    def _handler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
+    def _handler(self, attempts: Attempts | None, observer: Watcher | None, async_: bool) -> Any:
         """The innermost handler: the model, observed and noting attempts as needed."""
-        call = self.call_model
+        call: Any = self.acall_model if async_ else self.call_model
         if observer is not None:
-            plain = call
-
-            def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
-                return observer.model(request, plain)
-
-        return call if attempts is None else attempts.noting(call)
-
-    def _ahandler(self, attempts: Attempts | None, observer: Watcher | None) -> Any:
-        """Async :meth:`_handler`."""
-        call = self.acall_model
-        if observer is not None:
-            plain = call
-
-            async def call(request: ModelRequest[Any]) -> ModelResponse[Any]:
-                return await observer.amodel(request, plain)
-
-        return call if attempts is None else attempts.anoting(call)
+            call = partial(_observed, observer.amodel if async_ else observer.model, call)
+        if attempts is not None:
+            call = attempts.anoting(call) if async_ else attempts.noting(call)
+        return call
 
     def _update(
-        self,
-        response: ModelResponse[Any],
-        writes: Writes,
-        repaired: list[AnyMessage] | None,
-        attempts: Attempts | None = None,
+        self, outcome: Outcome, repaired: Repaired, attempts: Attempts | None
     ) -> dict[str, Any] | list[Command[Any]]:
         """The node's output, shaped as LangChain's so every stream mode shows the same: the
         model's messages first, then each merged write as its own ``Command``."""
+        response, writes = outcome
         messages = list(response.result)
         if attempts is not None and (feedback := attempts.feedback()):
             messages = [*feedback, *messages]
@@ -232,6 +209,8 @@ class ModelNode:
             state["structured_response"] = None
         if not writes:
             return state
+        from funcware.compose.wraps.updates import merge_writes
+
         merged = merge_writes(writes, self.reducer_keys)
         return [Command(update=state), *(Command(update={key: value}) for key, value in merged)]
 
@@ -254,13 +233,12 @@ class ModelNode:
         runtime: Any,
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
-        request, repaired = self.request(state, runtime)
-        attempts = self._attempts(request)
+        request, repaired, attempts = self.request(state, runtime)
         with self._step(config):  # the run's config current first: it says who observes
             observer = watcher()
             onion = self.onions.sync(observer)
-            response, writes = onion(request, self._handler(attempts, observer))
-        update = self._update(response, writes, repaired, attempts)
+            outcome = onion(request, self._handler(attempts, observer, async_=False))
+        update = self._update(outcome, repaired, attempts)
         return self.call.finish(update, config) if self.call.buffers else update
 
     async def acall(
@@ -270,11 +248,10 @@ class ModelNode:
         config: Optional[RunnableConfig] = None,  # noqa: UP045 - langgraph injects by this spelling
     ) -> dict[str, Any] | Command[Any] | list[Command[Any]]:
         """Async model node (``config`` made current on Python 3.10)."""
-        request, repaired = self.request(state, runtime)
-        attempts = self._attempts(request)
+        request, repaired, attempts = self.request(state, runtime)
         with self._step(config):  # the run's config current first: it says who observes
             observer = watcher()
             onion = self.onions.async_(observer)
-            response, writes = await onion(request, self._ahandler(attempts, observer))
-        update = self._update(response, writes, repaired, attempts)
+            outcome = await onion(request, self._handler(attempts, observer, async_=True))
+        update = self._update(outcome, repaired, attempts)
         return await self.call.afinish(update, config) if self.call.buffers else update

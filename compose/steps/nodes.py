@@ -1,8 +1,6 @@
-"""Running one node-style hook: the right flavour (bridged if need be), its result checked.
-
-A node hook returns a dict update, a ``Command`` or ``None``. A ``jump_to`` in it must be
-one of the targets the hook declared; anything else is an :class:`InvalidJumpError`.
-"""
+"""Running one node-style hook: the right flavour (bridged if need be), its result checked:
+a dict update, a ``Command`` (:mod:`.node_commands`) or ``None``, with a ``jump_to`` only to
+a target the hook declared (else ``funcware.errors.InvalidJumpError``)."""
 
 from __future__ import annotations
 
@@ -11,47 +9,25 @@ from functools import partial
 from typing import Any, Optional
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.graph import END
-from langgraph.types import Command, Send
+from langgraph.types import Command
 
 from funcware.compose.observing import watcher
-from funcware.compose.steps.jumplog import record_jump
 from funcware.compose.steps.keys import check_keys, written_keys
 from funcware.compose.stream.hidden import hidden_calls, runnable_config
-from funcware.compose.wraps.updates import update_writes
-from funcware.errors import InvalidJumpError, UnknownNodeError
 from funcware.hooks.injection import Injection
 from funcware.hooks.middleware import HookImpl
 
-__all__ = [
-    "InvalidJumpError",
-    "UnknownNodeError",
-    "check_goto",
-    "check_node_result",
-    "run_node",
-    "run_node_async",
-]
+__all__ = ["check_jump", "check_node_result", "run_node", "run_node_async"]
 
 Result = dict[str, Any] | Command[Any] | None
 """What a node hook returns (checked)."""
 Keys = frozenset[str] | None
 """The keys (or nodes) a result may write (or go to); ``None``: any."""
+Config = RunnableConfig | None
 
 
-def check_goto(command: Command[Any], nodes: frozenset[str] | None, owner: str) -> None:
-    """Refuse a ``goto`` to a node not in ``nodes`` (langgraph would log and go on)."""
-    if nodes is None or not command.goto or command.graph is not None:
-        return
-    gotos = command.goto if isinstance(command.goto, (list, tuple)) else [command.goto]
-    for goto in gotos:
-        name = goto.node if isinstance(goto, Send) else goto
-        if name not in nodes and name != END:
-            from funcware.compose.steps.node_errors import unknown_node
-
-            raise unknown_node(name, nodes, owner)
-
-
-def _check_jump(target: object, impl: HookImpl) -> None:
+def check_jump(target: object, impl: HookImpl) -> None:
+    """Refuse a ``jump_to`` the hook did not declare in ``can_jump_to``."""
     if target is not None and target not in impl.can_jump_to:
         from funcware.compose.steps.node_errors import invalid_jump
 
@@ -66,16 +42,11 @@ def check_node_result(
     if result is None:
         return None
     if isinstance(result, Command):
-        if isinstance(result.update, Mapping):
-            _check_jump(result.update.get("jump_to"), impl)
-        elif result.update is not None:
-            update_writes(result.update, impl.describe())  # refuses what is no update
-        if result.graph is None:  # a parent graph's keys are not this agent's to check
-            check_keys(written_keys(result), known, impl.describe())
-        check_goto(result, nodes, impl.describe())
-        return result
+        from funcware.compose.steps.node_commands import check_command
+
+        return check_command(result, impl, known, nodes)
     if isinstance(result, Mapping):
-        _check_jump(result.get("jump_to"), impl)
+        check_jump(result.get("jump_to"), impl)
         check_keys(written_keys(result), known, impl.describe())
         return dict(result)
     from funcware.compose.steps.node_errors import not_a_result
@@ -83,7 +54,7 @@ def check_node_result(
     raise not_a_result(result, impl)
 
 
-def _hiding(impl: HookImpl, config: RunnableConfig | None) -> RunnableConfig | None:
+def _hiding(impl: HookImpl, config: Config) -> Config:
     """The config to hide the hook's own model calls from, unless its middleware opts in."""
     return None if getattr(impl.middleware, "stream_internal_calls", False) else config
 
@@ -92,14 +63,14 @@ _NO_KWARGS: dict[str, Any] = {}
 
 
 def _arguments(
-    call: Injection, state: Any, runtime: Any, config: RunnableConfig | None
+    call: Injection, state: Any, runtime: Any, config: Config
 ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The hook's positional arguments and the langgraph parameters it declared."""
     args = (state, runtime) if call.positional == 2 else (state,)
     return args, call.values(runtime, config) if call.extras else _NO_KWARGS
 
 
-def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -> None:
+def _failed(exc: BaseException, impl: HookImpl, config: Config) -> None:
     """Note ``exc`` on the hook that raised it (an interrupt needs a checkpointer)."""
     from funcware.compose.steps.error_notes import note_raised
     from funcware.compose.steps.pauses import refuse_unresumable
@@ -108,23 +79,18 @@ def _failed(exc: BaseException, impl: HookImpl, config: RunnableConfig | None) -
     refuse_unresumable(exc, config, impl.describe())
 
 
-def _returned(
-    result: object, impl: HookImpl, config: RunnableConfig | None, known: Keys, nodes: Keys
-) -> Result:
-    """The hook's checked result; a jump in it is remembered for the run's errors."""
+def _returned(result: object, impl: HookImpl, config: Config, known: Keys, nodes: Keys) -> Result:
+    """The hook's checked result; a jump in it is counted for the run's errors."""
     checked = check_node_result(result, impl, known, nodes)
-    if checked is not None:
+    if isinstance(checked, Command) or (checked and checked.get("jump_to") is not None):
+        from funcware.compose.steps.jump_counts import record_jump
+
         record_jump(config, impl, checked)
     return checked
 
 
 def _call_node(
-    impl: HookImpl,
-    state: Any,
-    runtime: Any,
-    config: RunnableConfig | None,
-    known: Keys,
-    nodes: Keys,
+    impl: HookImpl, state: Any, runtime: Any, config: Config, known: Keys, nodes: Keys
 ) -> Result:
     """:func:`run_node`, unobserved."""
     try:
@@ -145,12 +111,7 @@ def _call_node(
 
 
 async def _acall_node(
-    impl: HookImpl,
-    state: Any,
-    runtime: Any,
-    config: RunnableConfig | None,
-    known: Keys,
-    nodes: Keys,
+    impl: HookImpl, state: Any, runtime: Any, config: Config, known: Keys, nodes: Keys
 ) -> Result:
     """:func:`run_node_async`, unobserved."""
     try:
@@ -179,9 +140,8 @@ def run_node(
     known: frozenset[str] | None = None,
     nodes: frozenset[str] | None = None,
 ) -> Result:
-    """Call the hook from sync code (an async-only hook runs on an event loop); with
-    ``known`` it may write only those keys, with ``nodes`` go only to those nodes. While
-    something observes the run, the watcher runs it."""
+    """Call the hook from sync code (an async-only hook runs on an event loop), writing only
+    ``known`` keys and going only to ``nodes`` (``None``: any); observed, the watcher runs it."""
     observer = watcher()
     if observer is None:
         return _call_node(impl, state, runtime, config, known, nodes)

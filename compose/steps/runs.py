@@ -1,26 +1,19 @@
 """The compiled agent: langgraph's graph, with each run's entry in one place.
 
-``stream``/``astream`` (which ``invoke``, ``batch`` and ``stream_events`` go through) check
-the input (a resume must answer a pause the thread has; a context must fit the schema),
-give each run a :class:`JumpLog` (a recursion error names the hooks that jumped), and run
-the features' run wraps and the watcher, when something observes the run.
+Each run's input is checked (a resume: :mod:`.resumes`; a context: :mod:`.contexts`), its
+config carries a :class:`JumpLog`, and the features' run wraps and the watcher run around it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
-from contextlib import nullcontext
-from dataclasses import fields, is_dataclass
-from functools import partial
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
-from pydantic import BaseModel
-from typing_extensions import is_typeddict
 
 from funcware.compose.observing import watcher
 from funcware.compose.seams import claim, claims
@@ -32,73 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentGraph"]
 
-
-def _with_log(config: RunnableConfig | None, log: JumpLog) -> RunnableConfig:
-    given: dict[str, Any] = dict(config or {})
-    given["configurable"] = {**given.get("configurable", {}), LOG_KEY: log}
-    return given  # type: ignore[return-value]
-
-
-def _check_resume(graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, config: Any) -> None:
-    if not isinstance(input, Command) or input.resume is None or graph.checkpointer:
-        return
-    if (config or {}).get("configurable", {}).get(CONFIG_KEY_CHECKPOINTER) is not None:
-        return  # a subgraph run under a parent that has one
-    from funcware.compose.steps.run_errors import no_checkpointer
-
-    raise no_checkpointer()
-
-
-def _answers_a_pause(
-    graph: CompiledStateGraph[Any, Any, Any, Any], input: Any, config: Any
-) -> bool:
-    """Whether ``input`` resumes a paused run of this graph's own thread (not a subgraph's)."""
-    if not isinstance(input, Command) or input.resume is None or not graph.checkpointer:
-        return False
-    configurable = (config or {}).get("configurable", {})
-    return configurable.get("thread_id") is not None and CONFIG_KEY_CHECKPOINTER not in configurable
-
-
-def _field_names(schema: type[Any]) -> list[str] | None:
-    """The fields of a dataclass or pydantic model; None for other classes."""
-    if is_dataclass(schema):
-        return [f.name for f in fields(schema)]
-    if issubclass(schema, BaseModel):
-        return list(schema.model_fields)
-    return None
-
-
-def _context_problem(schema: type[Any], context: Any) -> str | None:
-    """Why ``context`` cannot serve as ``context_schema``; None if it can (or cannot be told).
-
-    Lenient as duck typing is: an object with every field of a dataclass or model passes.
-    """
-    if is_typeddict(schema):
-        return None if isinstance(context, Mapping) else "a dict of its keys"
-    if not isinstance(schema, type):
-        return None
-    try:
-        names = _field_names(schema)
-        if names is None:
-            scalar = isinstance(context, (str, bytes, int, float))
-            wrong = scalar and not isinstance(context, schema)
-            return f"{schema.__name__}(...)" if wrong else None
-        if isinstance(context, (schema, Mapping)) or all(hasattr(context, n) for n in names):
-            return None
-    except TypeError:  # a Protocol or generic alias: isinstance cannot tell
-        return None
-    return f"{schema.__name__}(...) or a dict of its fields"
-
-
-def _check_context(graph: CompiledStateGraph[Any, Any, Any, Any], kwargs: dict[str, Any]) -> None:
-    context, schema = kwargs.get("context"), graph.context_schema
-    if context is None or schema is None:
-        return
-    fix = _context_problem(schema, context)
-    if fix is not None:
-        from funcware.compose.steps.run_errors import context_error
-
-        raise context_error(graph, context, schema, fix)
+_NO_RUN = nullcontext()
 
 
 class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
@@ -136,38 +63,42 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
         new.__dict__.update(own)
         return new
 
-    def _runs(self) -> Callable[..., Iterator[Any]]:
-        run: Callable[..., Iterator[Any]] = super().stream
-        for wrap in reversed(self.run_wraps):
-            run = partial(_wrapped, wrap.stream, self, run)
-        return run
+    def _start(
+        self, input: Any, config: RunnableConfig | None, kwargs: dict[str, Any]
+    ) -> tuple[JumpLog, RunnableConfig, AbstractContextManager[Any]]:
+        """A run's jump log, its config carrying it, and what observes it (its context checked,
+        the features that take a key of its config given their run wraps)."""
+        if kwargs.get("context") is not None and self.context_schema is not None:
+            from funcware.compose.steps.contexts import check_context
 
-    def _aruns(self) -> Callable[..., AsyncIterator[Any]]:
-        run: Callable[..., AsyncIterator[Any]] = super().astream
-        for wrap in reversed(self.run_wraps):
-            run = partial(_wrapped, wrap.astream, self, run)
-        return run
+            check_context(self, kwargs["context"])
+        log = JumpLog()
+        given: dict[str, Any] = dict(config or {})
+        given["configurable"] = {**given.get("configurable", {}), LOG_KEY: log}
+        observer = watcher()
+        observed = _NO_RUN if observer is None else observer.run(self, input, config)
+        taken = claims(config)
+        if taken:
+            claim(self, taken)
+        return log, cast(RunnableConfig, given), observed
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
         """``CompiledStateGraph.stream``; a recursion error names the hooks that jumped."""
-        _check_resume(self, input, config)
-        if _answers_a_pause(self, input, config):
-            from funcware.compose.steps.run_errors import check_pending
+        if isinstance(input, Command):
+            from funcware.compose.steps.resumes import check_resume
 
-            state = self.get_state(cast(RunnableConfig, config))
-            check_pending(input, config, state.interrupts, bool(state.next))
-        _check_context(self, kwargs)
-        log = JumpLog()
-        observer = watcher()
-        taken = claims(config)
-        if taken:
-            claim(self, taken)
-        run = self._runs() if self.run_wraps else super().stream
-        with _NO_RUN if observer is None else observer.run(self, input, config):
+            check_resume(self, input, config)
+        log, logged, observed = self._start(input, config, kwargs)
+        run = super().stream
+        if self.run_wraps:
+            from funcware.compose.steps.wrapped_runs import wrapped
+
+            run = wrapped(self, run, async_=False)
+        with observed:
             try:
-                yield from run(input, _with_log(config, log), **kwargs)
+                yield from run(input, logged, **kwargs)
             except GraphRecursionError as exc:
                 from funcware.compose.steps.run_errors import explained
 
@@ -176,22 +107,19 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        """``CompiledStateGraph.astream``; a recursion error names the hooks that jumped."""
-        _check_resume(self, input, config)
-        if _answers_a_pause(self, input, config):
-            from funcware.compose.steps.run_errors import check_pending
+        """Async :meth:`stream`."""
+        if isinstance(input, Command):
+            from funcware.compose.steps.resumes import acheck_resume
 
-            state = await self.aget_state(cast(RunnableConfig, config))
-            check_pending(input, config, state.interrupts, bool(state.next))
-        _check_context(self, kwargs)
-        log = JumpLog()
-        observer = watcher()
-        taken = claims(config)
-        if taken:
-            claim(self, taken)
-        run = self._aruns() if self.run_wraps else super().astream
-        chunks = cast("AsyncGenerator[Any, None]", run(input, _with_log(config, log), **kwargs))
-        with _NO_RUN if observer is None else observer.run(self, input, config):
+            await acheck_resume(self, input, config)
+        log, logged, observed = self._start(input, config, kwargs)
+        run = super().astream
+        if self.run_wraps:
+            from funcware.compose.steps.wrapped_runs import wrapped
+
+            run = wrapped(self, run, async_=True)
+        chunks = cast("AsyncGenerator[Any, None]", run(input, logged, **kwargs))
+        with observed:
             try:
                 async for chunk in chunks:
                     yield chunk
@@ -201,13 +129,3 @@ class AgentGraph(CompiledStateGraph[Any, Any, Any, Any]):
                 raise explained(exc, log) from None
             finally:
                 await chunks.aclose()
-
-
-def _wrapped(
-    wrap: Callable[..., Any], graph: AgentGraph, run: Any, input: Any, config: Any, **kwargs: Any
-) -> Any:
-    """``run`` with ``wrap`` around it, called as ``run`` is."""
-    return wrap(graph, input, config, kwargs, run)
-
-
-_NO_RUN = nullcontext()

@@ -1,9 +1,7 @@
-"""A run of wrap layers of one flavour, folded per call: one :class:`Handler` per layer call.
-
-The handler given to layer ``i`` runs layer ``i + 1`` (or the piece inside the run) with a
-handler of its own, checks its result, notes an error on the layer that raised it, keeps the
-writes of its last attempt that returned and counts calls and answers (:mod:`.double_calls`).
-"""
+"""A run of wrap layers of one flavour, folded per call: the :class:`Handler` given to layer
+``i`` runs what lies inside it, checks the result, notes an error on the layer that raised it
+and keeps the writes of its last attempt that returned. A *piece* maps ``(request, tail)`` to
+``(response, writes)``; the *tail* (the model, the tool) writes nothing."""
 
 from __future__ import annotations
 
@@ -11,13 +9,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from funcware.compose.steps.failures import note_passed_through
-from funcware.compose.wraps.updates import NO_WRITES, Writes
 from funcware.hooks.middleware import HookImpl
 
 if TYPE_CHECKING:
     from funcware.compose.wraps.onion import CallKind
 
 __all__ = [
+    "NO_WRITES",
     "AsyncPiece",
     "AsyncTail",
     "Handler",
@@ -26,11 +24,15 @@ __all__ = [
     "Piece",
     "Run",
     "Tail",
+    "Writes",
     "funcs",
     "sync_chain",
     "tail_piece",
 ]
 
+Writes = tuple[tuple[str, Any], ...]
+"""An ordered sequence of state writes ``(key, value)``, inner layers' first."""
+NO_WRITES: Writes = ()
 Outcome = tuple[Any, Writes]
 Tail = Callable[[Any], Any]
 """What lies inside the onion: takes the request, returns the response, writes nothing."""
@@ -133,13 +135,11 @@ class Handler:
 
 def funcs(impls: Sequence[HookImpl], attr: str, wrap: LayerWrap | None) -> list[Any]:
     """Each layer's function of flavour ``attr`` (``sync`` or ``async_``), wrapped by ``wrap``."""
-    funcs = [getattr(impl, attr) for impl in impls]
-    assert funcs and all(func is not None for func in funcs)
-    if wrap is not None:
-        funcs = [
-            wrap(impl, func, attr == "async_") for impl, func in zip(impls, funcs, strict=True)
-        ]
-    return funcs
+    found = [getattr(impl, attr) for impl in impls]
+    assert found and all(func is not None for func in found)
+    if wrap is None:
+        return found
+    return [wrap(impl, func, attr == "async_") for impl, func in zip(impls, found, strict=True)]
 
 
 def sync_chain(

@@ -1,10 +1,6 @@
-"""The onion: wrap hooks folded into one call, first hook outermost, built once.
-
-A *piece* takes ``(request, tail)`` and returns ``(response, writes)``; ``tail`` runs what
-lies inside the onion (the model or the tool), writes nothing and marks what it raises as
-passed through. Layers of the other flavour only are bridged in runs (:mod:`.mixed`). An
-observed onion (each layer wrapped by an observer) is built beside the plain one.
-"""
+"""The onion: wrap hooks folded into one call, first hook outermost, built once (and once
+more, each layer wrapped, for an observer). Runs of layers of the other flavour only are
+bridged (:mod:`.mixed`); pieces and tails are described in :mod:`.layers`."""
 
 from __future__ import annotations
 
@@ -73,36 +69,31 @@ def build_async(
 
 
 class Onions:
-    """One onion, built once per flavour when first run, plain and (for the watcher of the
-    current call, when there is one: :meth:`sync`, :meth:`async_`) observed."""
+    """One onion, built once per flavour when first run: plain, and observed for the watcher
+    of the current call when there is one."""
 
     def __init__(self, impls: Sequence[HookImpl], kind: CallKind) -> None:
         self.impls = list(impls)
         self.kind = kind
-        self._sync: Piece | None = None
-        self._async: AsyncPiece | None = None
-        self._observed: tuple[Any, Piece | None, AsyncPiece | None] = (None, None, None)
+        self._plain: list[Any] = [None, None]  # sync, async
+        self._observed: tuple[Any, list[Any]] = (None, [None, None])  # the watcher's
 
     def sync(self, observer: Any) -> Piece:
         """The sync onion to run this call with."""
-        if observer is None:
-            if self._sync is None:
-                self._sync = build_sync(self.impls, self.kind)
-            return self._sync
-        watched, piece, apiece = self._observed
-        if watched is not observer or piece is None:
-            piece = build_sync(self.impls, self.kind, observer.layer)
-            self._observed = (observer, piece, apiece if watched is observer else None)
-        return piece
+        return self._onion(observer, 0, build_sync)  # type: ignore[no-any-return]
 
     def async_(self, observer: Any) -> AsyncPiece:
         """The async onion to run this call with."""
-        if observer is None:
-            if self._async is None:
-                self._async = build_async(self.impls, self.kind)
-            return self._async
-        watched, piece, apiece = self._observed
-        if watched is not observer or apiece is None:
-            apiece = build_async(self.impls, self.kind, observer.layer)
-            self._observed = (observer, piece if watched is observer else None, apiece)
-        return apiece
+        return self._onion(observer, 1, build_async)  # type: ignore[no-any-return]
+
+    def _onion(self, observer: Any, flavour: int, build: Callable[..., Any]) -> Any:
+        built = self._plain
+        if observer is not None:
+            watched, built = self._observed
+            if watched is not observer:
+                built = [None, None]
+                self._observed = (observer, built)
+        if built[flavour] is None:
+            layer = None if observer is None else observer.layer
+            built[flavour] = build(self.impls, self.kind, layer)
+        return built[flavour]

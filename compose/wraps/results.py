@@ -9,8 +9,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from funcware.compose.steps.keys import check_keys, written_keys
-from funcware.compose.wraps.onion import CallKind, Outcome
-from funcware.compose.wraps.updates import NO_WRITES, update_writes
+from funcware.compose.wraps.layers import NO_WRITES, Outcome
+from funcware.compose.wraps.onion import CallKind
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
 from funcware.hooks.wording import returned
@@ -43,34 +43,18 @@ def as_model_response(value: object) -> ModelResponse[Any] | None:
     return None
 
 
-def _command_writes(command: object, impl: HookImpl) -> Any:
-    if command is None:
-        return NO_WRITES
-    if not isinstance(command, Command) or command.goto or command.resume or command.graph:
-        from funcware.compose.wraps.result_errors import bad_command
-
-        raise bad_command(command, impl)
-    return update_writes(command.update, impl.describe())
-
-
 def _normalize_model(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:
     if isinstance(value, ModelResponse):
         return checked_response(value, impl.describe()), NO_WRITES
     if isinstance(value, AIMessage):
         return ModelResponse(result=[value]), NO_WRITES
-    if not isinstance(value, ExtendedModelResponse):
-        from funcware.compose.wraps.result_errors import not_a_model_result
+    if isinstance(value, ExtendedModelResponse):
+        from funcware.compose.wraps.extended import extended_outcome
 
-        raise not_a_model_result(value, impl)
-    inner = as_model_response(value.model_response)
-    if inner is None:
-        from funcware.compose.wraps.result_errors import bad_inner_response
+        return extended_outcome(value, impl, known)
+    from funcware.compose.wraps.result_errors import not_a_model_result
 
-        raise bad_inner_response(value.model_response, impl)
-    checked_response(inner, impl.describe())
-    writes = _command_writes(value.command, impl)
-    check_keys((key for key, _ in writes), known, impl.describe())
-    return inner, writes
+    raise not_a_model_result(value, impl)
 
 
 def _normalize_tool(value: object, impl: HookImpl, known: frozenset[str] | None) -> Outcome:

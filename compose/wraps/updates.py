@@ -7,12 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["Writes", "as_update", "merge_writes", "update_writes"]
+from funcware.compose.wraps.layers import NO_WRITES, Writes
 
-Writes = tuple[tuple[str, Any], ...]
-"""An ordered sequence of state writes."""
-
-NO_WRITES: Writes = ()
+__all__ = ["NO_WRITES", "Writes", "as_update", "merge_writes", "update_writes"]
 
 
 def update_writes(update: object, owner: str) -> Writes:

@@ -37,8 +37,7 @@ from funcware.compose import ComposedMiddleware, compose
 from funcware.compose import chain as chain_module
 from funcware.compose import composite as composite_module
 from funcware.compose.graph import composite_hooks as composite_hooks_module
-from funcware.compose.steps.nodes import InvalidJumpError
-from funcware.errors import DoubleCallWarning, StateSchemaConflictWarning
+from funcware.errors import DoubleCallWarning, InvalidJumpError, StateSchemaConflictWarning
 from funcware.hooks.middleware import hook_impls
 
 HERE = os.path.basename(__file__)
