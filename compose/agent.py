@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from itertools import pairwise
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
@@ -30,7 +30,6 @@ from funcware.compose.graph.options import resolve_model
 from funcware.compose.graph.places import Places
 from funcware.compose.graph.plan import AgentPlan
 from funcware.compose.graph.schema import input_output_schemas
-from funcware.compose.replacing import Replacement
 from funcware.compose.steps.keys import StateKeys
 from funcware.compose.steps.model_call import ModelCall
 from funcware.compose.steps.model_node import ModelNode
@@ -39,6 +38,9 @@ from funcware.compose.steps.runs import AgentGraph
 from funcware.compose.steps.tracing import hook_trace_policy, resolve_trace_policy
 from funcware.compose.stream.streaming import agent_metadata, agent_transformers
 from funcware.hooks.middleware import NODE_HOOKS, AgentMiddleware, HookImpl, TransformerFactory
+
+if TYPE_CHECKING:
+    from funcware.compose.replacing import Replacement
 
 __all__ = ["create_agent"]
 

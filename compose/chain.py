@@ -10,7 +10,6 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from funcware.compose.graph.schema import merge_schemas
-from funcware.compose.replacing import Replacement
 from funcware.compose.seams import Build, activate, arrange
 from funcware.compose.stream.streaming import member_transformers
 from funcware.hooks.middleware import AgentMiddleware, HookImpl, HookName, is_middleware
@@ -18,6 +17,7 @@ from funcware.hooks.types import ModelCallResult, ModelRequest, ModelResponse, T
 
 if TYPE_CHECKING:
     from funcware.compose.composite import CompositeCalls
+    from funcware.compose.replacing import Replacement
 
 __all__ = ["ComposedMiddleware", "arranged", "compose", "flatten"]
 
@@ -30,19 +30,19 @@ def flatten(
     flat: list[AgentMiddleware[Any, Any, Any]] = []
     replacements: list[tuple[int, Replacement]] = []
     for index, member in enumerate(middleware):
-        if isinstance(member, Replacement):
+        if isinstance(member, ComposedMiddleware):
+            flat.extend(member.members)
+        elif is_middleware(member):
+            flat.append(member)  # type: ignore[arg-type]
+        else:  # a replace(), or a mistake
+            if not isinstance(member, Replacement):
+                from funcware.compose.graph.argument_errors import member_problem
+
+                raise TypeError(member_problem(member, place.format(index)))
             from funcware.compose.replaced import check_replacement
 
             check_replacement(member, place.format(index))
             replacements.append((index, member))
-        elif isinstance(member, ComposedMiddleware):
-            flat.extend(member.members)
-        elif is_middleware(member):
-            flat.append(member)  # type: ignore[arg-type]
-        else:
-            from funcware.compose.graph.argument_errors import member_problem
-
-            raise TypeError(member_problem(member, place.format(index)))
     if replacements:
         from funcware.compose.replaced import apply_replacements
 

@@ -18,7 +18,7 @@ from funcware.compose.seams import Build, transform
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.nodes import run_node, run_node_async
 from funcware.compose.wraps.onion import build_async, build_sync
-from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response, returned
+from funcware.compose.wraps.results import MODEL_CALLS, TOOL_CALLS, as_model_response
 from funcware.compose.wraps.updates import Writes, as_update, merge_writes, update_writes
 from funcware.hooks.middleware import HOOKS, HookImpl, HookName, hook_impls
 from funcware.hooks.types import (
@@ -28,6 +28,7 @@ from funcware.hooks.types import (
     ModelResponse,
     ToolCallRequest,
 )
+from funcware.hooks.wording import returned
 
 if TYPE_CHECKING:
     from funcware.compose.chain import ComposedMiddleware

@@ -1,24 +1,22 @@
 """The observer seam: whether anything observes a call (an observer in its context, an
-installed instrument, a LangChain tracer in its callbacks), and the :class:`Watcher` that runs
-it then; how the core takes its plain path is in docs/architecture.md."""
+installed instrument, a LangChain tracer in its callbacks), and the watcher that runs it then
+(:class:`funcware.compose.watching.Watcher`); docs/architecture.md tells the plain path."""
 
 from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables.config import var_child_runnable_config
 from langchain_core.tracers.base import AsyncBaseTracer, BaseTracer
 
 if TYPE_CHECKING:
-    from funcware.hooks.middleware import HookImpl
+    from funcware.compose.watching import Watcher
 
 __all__ = [
     "OBSERVERS",
-    "Watcher",
     "install",
     "installed",
     "note_continued",
@@ -28,8 +26,6 @@ __all__ = [
     "watcher",
 ]
 
-T = TypeVar("T")
-
 OBSERVERS: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
     "funcware_observers", default=()
 )
@@ -38,38 +34,6 @@ OBSERVERS: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar(
 _installed: tuple[Any, ...] = ()
 _lock = threading.Lock()
 _TRACERS = (BaseTracer, AsyncBaseTracer)
-
-
-class Watcher(Protocol):
-    """Runs calls while something observes them (the observation feature's)."""
-
-    def run(self, graph: Any, input: Any, config: Any) -> AbstractContextManager[Any]:
-        """Around one agent run (``invoke``, ``stream`` and their async twins)."""
-
-    def node(self, impl: HookImpl, call: Callable[[], T]) -> T:
-        """Run one node hook (``call()``), telling the observers how it went."""
-
-    async def anode(self, impl: HookImpl, call: Callable[[], Awaitable[T]]) -> T:
-        """Async :meth:`node`."""
-
-    def model(self, request: Any, call: Callable[[Any], T]) -> T:
-        """Run the model itself (``call(request)``), innermost in the onion."""
-
-    async def amodel(self, request: Any, call: Callable[[Any], Awaitable[T]]) -> T:
-        """Async :meth:`model`."""
-
-    def tool(self, name: str, request: Any, call: Callable[[Any], T]) -> T:
-        """Run the tool itself (``call(request)``), innermost in the onion."""
-
-    async def atool(self, name: str, request: Any, call: Callable[[Any], Awaitable[T]]) -> T:
-        """Async :meth:`tool`."""
-
-    def layer(self, impl: HookImpl, func: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
-        """``func`` (a wrap layer's ``(request, handler) -> result``) told to the observers;
-        called once per layer when the observed onion is built."""
-
-    def continued(self, error: BaseException) -> None:
-        """The current layer's ``error`` was passed over (``on_error="continue"``)."""
 
 
 _watcher: list[Callable[[], Watcher]] = []

@@ -1,17 +1,7 @@
-"""The seams: where a feature plugs into the core. Each is used once per build.
-
-A feature is an object with a ``name`` and any of the methods of :class:`Feature`
-(``adapt`` is :mod:`funcware.hooks.adapters`); :func:`register` adds it, or a
-:class:`Plugin` that names where it lives, loaded the first time a build needs it. While
-``create_agent`` builds an agent it calls, in registration order, every loaded feature
-that defines the seam: ``arrange(members, build)`` (check or reorder the flat list),
-``transform(impl, build)`` (each hook), ``plan(plan, build)``, ``model_call(call, build)``
-(the model step's strategy), ``node(impl, pair, build)`` (each node hook's callables),
-``node_options(name, impl, build)`` (langgraph ``add_node`` keywords; ``"*"``: the
-defaults) and ``compiled(graph, build)`` (run wraps). A feature that finds nothing to do
-returns what it was given. The core never imports a feature; ``funcware/plugins.py``
-registers the built-in ones. ``docs/architecture.md`` tells each seam in full.
-"""
+"""The seams where features plug into the core, each used once per build (adapting another
+library's middleware is :mod:`funcware.hooks.adapters`). :func:`register` adds a feature,
+or a :class:`Plugin` naming where it lives; a build calls every loaded feature that defines
+a seam, in registration order. ``docs/architecture.md`` tells each seam in full."""
 
 from __future__ import annotations
 
@@ -39,26 +29,16 @@ __all__ = [
     "claim",
     "claim_run_key",
     "claims",
-    "features",
     "late_model_call",
     "register",
-    "registered",
 ]
 
 NodePair = tuple[Callable[..., Any], Callable[..., Any]]
 """A node's sync and async callables."""
 
-SEAMS = (
-    "adapt",
-    "arrange",
-    "transform",
-    "plan",
-    "model_call",
-    "node",
-    "node_options",
-    "compiled",
-)
-"""Every seam, in the order a build reaches them."""
+SEAMS = ("arrange", "transform", "plan", "model_call", "node", "node_options", "compiled")
+"""Every seam, in the order a build reaches them (adapting another library's middleware is
+:mod:`funcware.hooks.adapters`)."""
 
 
 @dataclass
@@ -68,8 +48,7 @@ class Build:
     caller: str
     """``"create_agent"`` or ``"compose()"``: named in the features' messages."""
     options: Mapping[str, Any] = field(default_factory=dict)
-    """The feature options the caller gave (``order=``, ``effects=``, ...), those left at
-    their defaults left out."""
+    """The feature options the caller gave away from their defaults (``effects=``, ...)."""
     report: bool = True
     """Whether checks warn and raise; ``False``: features arrange, and put what they would
     report in :attr:`problems` (``explain``)."""
@@ -77,8 +56,7 @@ class Build:
     data: dict[str, Any] = field(default_factory=dict)
     """What a feature keeps between its seams during this build, under its own name."""
     arguments: Mapping[str, Any] = field(default_factory=dict)
-    """The caller's own arguments (``create_agent``'s), so a feature can build the same
-    agent again with another middleware list (``funcware.runs``: a stack chosen per run)."""
+    """``create_agent``'s arguments: how to build the agent again with other middleware."""
 
 
 class Feature(Protocol):
@@ -89,13 +67,10 @@ class Feature(Protocol):
 
 @dataclass(frozen=True)
 class Plugin:
-    """A feature registered by where it lives: imported the first time a build needs it.
-
-    ``target`` is ``"module:Class"`` (made with no arguments). ``on`` says which builds need
-    it: ``"*"`` every build; ``"foreign"`` a stack with another library's middleware; any
-    other word, a build whose caller gave that option (``create_agent(effects=...)``) or
-    whose stack sets that hook option away from its default (``stream=``, ``reads=``).
-    """
+    """A feature named by where it lives (``target``: ``"module:Class"``), made the first
+    time a build needs it. ``on``: ``"*"`` (every build), ``"foreign"`` (a stack with another
+    library's middleware), ``"hook:<name>"`` (a member defines that hook), or an option a
+    build's caller gave or a member sets away from its default."""
 
     name: str
     target: str
@@ -132,16 +107,6 @@ def _index() -> None:
         _BY_SEAM[seam] = [
             f for f in _FEATURES if not isinstance(f, Plugin) and callable(getattr(f, seam, None))
         ]
-
-
-def registered() -> tuple[Feature | Plugin, ...]:
-    """Every registered feature, in registration order (a :class:`Plugin` until loaded)."""
-    return tuple(_FEATURES)
-
-
-def features(seam: str) -> list[Any]:
-    """The loaded features that define ``seam``, in registration order."""
-    return _BY_SEAM[seam]
 
 
 def activate(members: Sequence[object], build: Build) -> None:
@@ -228,15 +193,6 @@ def _used_options(members: Sequence[object], hooks: set[str]) -> set[str]:
                         if getattr(target, option.mark, None) not in (None, False):
                             used.add(option.name)
     return used
-
-
-def adapt(member: object) -> AgentMiddleware[Any, Any, Any] | None:
-    """A funcware middleware standing in for ``member``, if a feature knows it."""
-    for feature in _BY_SEAM["adapt"]:
-        adapted: AgentMiddleware[Any, Any, Any] | None = feature.adapt(member)
-        if adapted is not None:
-            return adapted
-    return None
 
 
 def arrange(

@@ -3,12 +3,8 @@
 Write hooks as plain functions (``@before_model``, ``@wrap_model_call``, ...) or as
 ``AgentMiddleware`` subclasses, combine them with ``compose()``, run them with
 ``create_agent()``. Names and semantics follow LangChain v1's ``langchain.agents.middleware``.
-
-This module is the front door: it imports the core (``funcware.hooks``,
-``funcware.compose``) and :mod:`funcware.plugins`, which registers the features on the
-core's seams as data (effects, stream guards, policies, structured output, LangChain
-interop, observation, ...). A feature loads only when a build uses it; its public names
-here, and its package as an attribute (``funcware.effects``), load on first use.
+This front door imports the core and :mod:`funcware.plugins` (the features, as data);
+features and their public names load on first use.
 """
 
 from importlib import import_module
@@ -26,7 +22,6 @@ import funcware.hooks as _hooks_package
 import funcware.plugins  # noqa: F401 - registers the features on the core's seams
 from funcware.compose.agent import create_agent
 from funcware.compose.chain import ComposedMiddleware, compose
-from funcware.compose.replacing import Replacement, replace
 from funcware.compose.steps.tracing import (
     TracePolicy,
     configure_trace_policy,
@@ -83,6 +78,7 @@ from funcware.hooks import (
 )
 
 if TYPE_CHECKING:
+    from funcware.compose.replacing import Replacement, replace
     from funcware.explain import Explanation, explain
     from funcware.guards.policy import SlidingWindow, StreamPolicy
     from funcware.hooks.internal_calls import internal_call_metadata
@@ -113,8 +109,10 @@ _LAZY = {
     "run_error": "funcware.policies",
     "wrap_agent_call": "funcware.runs.decorator",
     "internal_call_metadata": "funcware.hooks.internal_calls",
+    "Replacement": "funcware.compose.replacing",
+    "replace": "funcware.compose.replacing",
 }
-"""Public names of features, loaded on first use (``from funcware import explain``)."""
+"""Public names loaded on first use (``from funcware import explain``)."""
 
 _FEATURES = frozenset(
     {"effects", "guards", "interop", "nodes", "observe", "pairing", "policies", "runs"}

@@ -1,8 +1,6 @@
-"""The adapt seam: another library's middleware and state schemas, in funcware's terms.
-
-The core asks the registered adapters, in order, about what is not funcware's (see
-``docs/architecture.md``); each decides from the object itself, or answers ``None``.
-"""
+"""The adapt seam: the core asks the registered adapters, in order, about middleware and
+state schemas that are not funcware's; each decides from the object itself, or answers
+``None`` (see ``docs/architecture.md``)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from langgraph.errors import GraphInterrupt
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.types import Command
 
-from funcware.compose.observing import Watcher, watcher
+from funcware.compose.observing import watcher
 from funcware.compose.steps.failures import passed_through
 from funcware.compose.steps.model_call import ModelCall
 from funcware.compose.stream.hidden import (
@@ -32,6 +32,7 @@ from funcware.hooks.types import AgentState, ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
     from funcware.compose.steps.attempts import Attempts
+    from funcware.compose.watching import Watcher
 
 __all__ = ["ModelNode"]
 

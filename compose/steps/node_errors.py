@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import difflib
 
-from funcware.compose.wraps.results import returned
 from funcware.errors import InvalidJumpError, UnknownNodeError
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import JUMP_TARGETS
-from funcware.hooks.wording import a
+from funcware.hooks.wording import a, returned
 
 __all__ = ["invalid_jump", "not_a_result", "unknown_node"]
 

@@ -1,8 +1,6 @@
-"""The compiled agent: langgraph's graph, with each run's entry in one place.
-
-Each run's input is checked (a resume: :mod:`.resumes`; a context: :mod:`.contexts`), its
-config carries a :class:`JumpLog`, and the features' run wraps and the watcher run around it.
-"""
+"""The compiled agent: each run's input checked (a resume: :mod:`.resumes`; a context:
+:mod:`.contexts`), a :class:`JumpLog` in its config, and the features' run wraps and the
+watcher around it."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ from funcware.compose.wraps.layers import NO_WRITES, Outcome
 from funcware.compose.wraps.onion import CallKind
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ExtendedModelResponse, ModelResponse, result_problem
-from funcware.hooks.wording import returned
 
 __all__ = [
     "MODEL_CALLS",
@@ -21,7 +20,6 @@ __all__ = [
     "as_model_response",
     "checked_response",
     "model_calls",
-    "returned",
     "tool_calls",
 ]
 

@@ -1,12 +1,7 @@
-"""The tool-call pairing contract: every tool call answered once, right after it.
-
-On by default (``create_agent(tool_pairing="warn")``), on three seams: ``node`` checks a
-node hook's write before it is applied; ``transform`` lets the outermost
-``wrap_model_call`` layer note the history the wraps receive (a break they made is blamed
-on them); ``model_call`` checks what is sent to the model, or under ``"repair"`` sends a
-repaired history. A break is a :class:`~funcware.errors.ToolCallPairingWarning` naming the
-middleware, hook, ``file:line`` and messages (an error under ``effects="strict"``).
-"""
+"""The tool-call pairing contract, on by default (``tool_pairing="warn"``): ``node`` checks
+a node hook's write, ``transform`` lets the outermost model wrap note its history,
+``model_call`` checks (``"repair"``: repairs) what reaches the model. A break is a
+:class:`~funcware.errors.ToolCallPairingWarning` (an error under ``effects="strict"``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Where the pairing contract is checked: a node hook's write, the messages sent to the model.
-
-A write that touches no ``messages`` costs a dict lookup; one that does is checked in
-:mod:`funcware.pairing.writes`. The outermost model wrap notes the history the wraps got,
-so a break found at the model call is blamed on them only if that history kept the
-contract. Breaks are reported by :mod:`funcware.pairing.breaks` (loaded only then).
-"""
+"""Where the pairing contract is checked: a node hook's ``messages`` write (in
+:mod:`funcware.pairing.writes`), and what is sent to the model, blamed on the model wraps
+only if the history they got kept it (the outermost wrap notes it)."""
 
 from __future__ import annotations
 
@@ -85,11 +81,7 @@ _HISTORY: ContextVar[Sequence[BaseMessage] | None] = ContextVar(
 
 
 def outermost(impl: HookImpl) -> HookImpl:
-    """The outermost ``wrap_model_call`` layer, noting the history the wraps start from.
-
-    One frame, for the whole onion: a break found at the model call is then blamed on the
-    wraps only if the history they received kept the contract.
-    """
+    """The outermost ``wrap_model_call`` layer, noting the history the wraps start from."""
     sync, async_ = impl.sync, impl.async_
 
     def layer(request: ModelRequest[Any], handler: Callable[..., Any]) -> Any:

@@ -1,15 +1,8 @@
-"""The tool-call pairing contract, checked over a list of messages.
-
-The contract: every tool call of an ``AIMessage`` has exactly one ``ToolMessage`` answer,
-no ``ToolMessage`` answers a call that is not there, and nothing sits between a call and
-its answers (the answers follow their ``AIMessage`` directly, in any order); no call id is
-used twice in the history (providers refuse it). While the tools have not run yet, the
-latest ``AIMessage``'s calls may still be waiting (``pending_ok``).
-
-:func:`is_paired` is the check run on every model call: one pass, no allocation beyond a
-set per tool-calling message. What is wrong, and the repaired history, are worked out in
-:mod:`funcware.pairing.breaks` only once it said something is.
-"""
+"""The tool-call pairing contract over a list of messages: every tool call of an
+``AIMessage`` has exactly one ``ToolMessage`` answer, right after it (any order, nothing
+between), no answer without its call, no call id used twice; while the tools have not run,
+the latest calls may wait (``pending_ok``). :mod:`funcware.pairing.breaks` says what is
+wrong, and repairs, once :func:`is_paired` found something."""
 
 from __future__ import annotations
 
@@ -25,11 +18,8 @@ AI = frozenset({"ai", "AIMessageChunk"})
 
 
 def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool:
-    """Whether ``messages`` keep the contract (``pending_ok``: the last calls may wait).
-
-    A call the provider could not parse (``invalid_tool_calls``) may have an answer, right
-    after it, but needs none: the agent answers it itself before the next model call.
-    """
+    """Whether ``messages`` keep the contract (``pending_ok``: the last calls may wait). An
+    unparsed call (``invalid_tool_calls``) may have an answer but needs none."""
     waiting: set[object] = set()
     optional: set[object] = set()
     used: set[object] = set()  # every call id so far: a provider refuses one used twice
