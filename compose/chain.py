@@ -35,6 +35,8 @@ def flatten(
         elif is_middleware(member):
             flat.append(member)  # type: ignore[arg-type]
         else:  # a replace(), or a mistake
+            from funcware.compose.replacing import Replacement
+
             if not isinstance(member, Replacement):
                 from funcware.compose.graph.argument_errors import member_problem
 

@@ -73,66 +73,70 @@ def _name(messages: Sequence[BaseMessage], index: int) -> str:
     return f"messages[{index}] ({kind}, id={message.id!r})"
 
 
-def _caller(message: BaseMessage, calls: dict[object, tuple[int, str, bool]]) -> int:
-    """The index of the AIMessage whose call ``message`` answers (-1: not an answer)."""
-    if not isinstance(message, ToolMessage):
-        return -1
-    return calls.get(message.tool_call_id, (-1, "", False))[0]
-
-
 def problems(messages: Sequence[BaseMessage], pending_ok: bool = False) -> list[str]:
-    """Every break of the contract in ``messages``, each naming the messages involved."""
-    # call id -> (index of its AIMessage, tool, whether an answer is optional)
-    calls: dict[object, tuple[int, str, bool]] = {}
-    answers: dict[object, list[int]] = {}
+    """Every break of the contract in ``messages``, each naming the messages involved: the
+    same reading as :func:`~funcware.pairing.contract.is_paired` (an answer belongs to the
+    calls of the ``AIMessage`` it follows), in words."""
     found: list[str] = []
+    waiting: dict[object, tuple[int, str]] = {}  # this block's calls that need an answer
+    optional: dict[object, tuple[int, str]] = {}  # its unparsed calls, answered or not
+    answered: dict[object, tuple[int, str]] = {}
+    moved: set[object] = set()  # answers already named as coming after something else
+
+    def named(call_id: object, at: int, tool: str) -> str:
+        return f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
+
     for index, message in enumerate(messages):
         if isinstance(message, ToolMessage):
-            answers.setdefault(message.tool_call_id, []).append(index)
-        elif isinstance(message, AIMessage):
-            for call in message.tool_calls:
-                if call["id"] in calls:
-                    first = calls[call["id"]][0]
-                    found.append(
-                        f"{_name(messages, index)} repeats tool call id {call['id']!r} "
-                        f"(already used by {_name(messages, first)})"
-                    )
-                    continue
-                calls[call["id"]] = (index, call["name"], False)
-            for invalid in message.invalid_tool_calls:
-                if invalid["id"] in calls:
-                    first = calls[invalid["id"]][0]
-                    found.append(
-                        f"{_name(messages, index)} repeats tool call id {invalid['id']!r} "
-                        f"(already used by {_name(messages, first)})"
-                    )
-                    continue
-                calls[invalid["id"]] = (index, str(invalid["name"]), True)
-    required = [at for at, _, optional in calls.values() if not optional]
-    last_caller = max(required, default=-1)
-    waiting_ok = pending_ok and all(isinstance(m, ToolMessage) for m in messages[last_caller + 1 :])
-    for call_id, (at, tool, optional) in calls.items():
-        mine = [i for i in answers.get(call_id, []) if i > at]
-        named = f"{_name(messages, at)}'s tool call {tool!r} (id {call_id!r})"
-        if not mine:
-            if not optional and not (waiting_ok and at == last_caller):
-                found.append(f"{named} has no ToolMessage answer")
+            call_id = message.tool_call_id
+            if call_id in waiting or call_id in optional:
+                answered[call_id] = (waiting if call_id in waiting else optional).pop(call_id)
+            elif call_id in answered:
+                found.append(
+                    f"{named(call_id, *answered[call_id])} is answered more than once: "
+                    f"{_name(messages, index)} answer it again"
+                )
+            elif call_id in moved:
+                moved.discard(call_id)
+            else:
+                found.append(f"{_name(messages, index)} answers no tool call before it")
             continue
-        if len(mine) > 1:
-            others = ", ".join(_name(messages, j) for j in mine[1:])
-            found.append(f"{named} is answered more than once: {others} answer it again")
-        between = [i for i in range(at + 1, mine[0]) if _caller(messages[i], calls) != at]
-        if between:
-            found.append(
-                f"{_name(messages, between[0])} sits between {named} and its answer "
-                f"{_name(messages, mine[0])}"
-            )
-    for call_id, indexes in answers.items():
-        at = calls.get(call_id, (len(messages), "", False))[0]
+        for unanswered, (at, tool) in waiting.items():
+            later = _answer(messages, unanswered, index)
+            if later is None:
+                found.append(f"{named(unanswered, at, tool)} has no ToolMessage answer")
+            else:
+                moved.add(unanswered)
+                found.append(
+                    f"{_name(messages, index)} sits between {named(unanswered, at, tool)} and "
+                    f"its answer {_name(messages, later)}"
+                )
+        waiting, optional, answered = {}, {}, {}
+        if isinstance(message, AIMessage):
+            for call in message.tool_calls:
+                if call["id"] in waiting:
+                    found.append(
+                        f"{_name(messages, index)} repeats tool call id {call['id']!r} in one "
+                        "message"
+                    )
+                waiting[call["id"]] = (index, call["name"])
+            for invalid in message.invalid_tool_calls:
+                optional[invalid["id"]] = (index, str(invalid["name"]))
+    if not pending_ok:
         found.extend(
-            f"{_name(messages, i)} answers no tool call before it" for i in indexes if i < at
+            f"{named(call_id, at, tool)} has no ToolMessage answer"
+            for call_id, (at, tool) in waiting.items()
         )
     return found
+
+
+def _answer(messages: Sequence[BaseMessage], call_id: object, start: int) -> int | None:
+    """The index of the first answer to ``call_id`` from ``start`` on, if any."""
+    for index in range(start, len(messages)):
+        message = messages[index]
+        if isinstance(message, ToolMessage) and message.tool_call_id == call_id:
+            return index
+    return None
 
 
 def repaired(messages: Sequence[AnyMessage]) -> list[AnyMessage]:

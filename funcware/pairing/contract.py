@@ -1,8 +1,8 @@
 """The tool-call pairing contract over a list of messages: every tool call of an
 ``AIMessage`` has exactly one ``ToolMessage`` answer, right after it (any order, nothing
-between), no answer without its call, no call id used twice; while the tools have not run,
-the latest calls may wait (``pending_ok``). :mod:`funcware.pairing.breaks` says what is
-wrong, and repairs, once :func:`is_paired` found something."""
+between), no answer without its call; while the tools have not run, the latest calls may
+wait (``pending_ok``). :mod:`funcware.pairing.breaks` says what is wrong, and repairs, once
+:func:`is_paired` found something."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool
     unparsed call (``invalid_tool_calls``) may have an answer but needs none."""
     waiting: set[object] = set()
     optional: set[object] = set()
-    used: set[object] = set()  # every call id so far: a provider refuses one used twice
     for message in messages:
         kind = message.type
         if kind in TOOL:
@@ -42,13 +41,8 @@ def is_paired(messages: Sequence[BaseMessage], pending_ok: bool = False) -> bool
             calls = message.tool_calls  # type: ignore[attr-defined]
             if calls:
                 waiting = {call["id"] for call in calls}
-                if len(waiting) != len(calls) or not used.isdisjoint(waiting):
-                    return False  # two calls share an id
-                used |= waiting
-            unparsed = message.invalid_tool_calls  # type: ignore[attr-defined]
-            if unparsed:
-                optional = {call["id"] for call in unparsed}
-                if len(optional) != len(unparsed) or not used.isdisjoint(optional):
+                if len(waiting) != len(calls):  # two calls share an id
                     return False
-                used |= optional
+            if message.invalid_tool_calls:  # type: ignore[attr-defined]
+                optional = {call["id"] for call in message.invalid_tool_calls}  # type: ignore[attr-defined]
     return pending_ok or not waiting

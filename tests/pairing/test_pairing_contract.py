@@ -96,7 +96,7 @@ _messages: st.SearchStrategy[AnyMessage] = st.one_of(
 
 
 @given(st.lists(_messages, max_size=12), st.booleans())
-@example([unparsed("x"), unparsed("x"), answer("x")], False)  # call ids used again
+@example([unparsed("x"), unparsed("x"), answer("x")], False)  # an answer is its block's
 @example([unparsed("x"), answer("x"), unparsed("x")], False)
 @example([ai("c"), answer("c"), ai("a", "b", "c")], True)
 def test_the_check_and_the_explanation_agree(history: list[AnyMessage], pending: bool) -> None:
