@@ -12,16 +12,18 @@ declare ``per_run`` (the default stack, wraps that read the run's choice).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.runnables.config import var_child_runnable_config
 
+from funcware.compose.steps.run_wrap import Through
 from funcware.hooks.options import Context
 
 if TYPE_CHECKING:
     from funcware.compose.seams import Build
+    from funcware.compose.steps.run_wrap import How, Kwargs, Runner
     from funcware.compose.steps.runs import AgentGraph
     from funcware.hooks.middleware import AgentMiddleware, HookImpl
     from funcware.runs.decorator import wrap_agent_call
@@ -36,6 +38,8 @@ __all__ = [
     "take",
     "wrap_agent_call",
 ]
+
+_R = TypeVar("_R")
 
 CONFIG_KEY = "funcware"
 """The key of a run's choice of middleware in ``config["configurable"]``."""
@@ -68,7 +72,7 @@ def _wraps_runs(member: object) -> bool:
     )
 
 
-class RunChoice:
+class RunChoice(Through):
     """The outermost run wrap of an agent with middleware: a run whose config chooses its
     middleware runs that stack (:class:`funcware.runs.per_run.PerRun`, loaded the first
     time a run chooses); any other run goes straight on."""
@@ -94,33 +98,15 @@ class RunChoice:
             self._chooser = PerRun(self.members, self.switchable, self.arguments)
         return self._chooser
 
-    def stream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
-    ) -> Iterator[Any]:
-        """``run``, or the run of the stack the config chooses (or a parent hands down)."""
+    def through(
+        self, graph: AgentGraph, input: Any, config: Any, kwargs: Kwargs, run: Runner[_R], how: How
+    ) -> _R:
+        """``run``, or the run of the stack the config chooses (or a parent hands down),
+        when it chooses one or middleware is off by default (the chooser is made only then)."""
         config = self._received(graph, config)
         if CONFIG_KEY not in (config.get("configurable") or ()) and not self.default_skipped:
             return run(input, config, **kwargs)
-        return self.chooser().stream(graph, input, config, kwargs, run)
-
-    def astream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
-    ) -> AsyncIterator[Any]:
-        """Async :meth:`stream`."""
-        config = self._received(graph, config)
-        if CONFIG_KEY not in (config.get("configurable") or ()) and not self.default_skipped:
-            return run(input, config, **kwargs)
-        return self.chooser().astream(graph, input, config, kwargs, run)
+        return self.chooser().through(graph, input, config, kwargs, run, how)
 
     def _received(self, graph: AgentGraph, config: Any) -> Any:
         """``config``, choosing the stack with what a parent run hands down, if any."""

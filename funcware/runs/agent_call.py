@@ -51,6 +51,7 @@ from funcware.runs.per_run import skipped
 from funcware.runs.taps import SKIP, ARun, Run, Tap, atapped, tapped
 
 if TYPE_CHECKING:
+    from funcware.compose.steps.run_wrap import Kwargs
     from funcware.observe.observers import Outcome
 
 __all__ = ["AgentCallWrap", "AgentLayer"]
@@ -345,7 +346,7 @@ class AgentCallWrap:
         return inner
 
     def stream(
-        self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any], run: Run
+        self, graph: Any, input: Any, config: Any, kwargs: Kwargs, run: Run
     ) -> Iterator[Any]:
         """``run``'s stream with the layers around it."""
         this = _Run(graph, input, config, kwargs)
@@ -354,7 +355,7 @@ class AgentCallWrap:
         return self._streamed(this, run)
 
     def astream(
-        self, graph: Any, input: Any, config: Any, kwargs: dict[str, Any], run: ARun
+        self, graph: Any, input: Any, config: Any, kwargs: Kwargs, run: ARun
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
         this = _Run(graph, input, config, kwargs)

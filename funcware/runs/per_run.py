@@ -31,24 +31,23 @@ from __future__ import annotations
 
 import contextvars
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import wraps
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langgraph.config import get_config
 
+from funcware.compose.steps.run_wrap import Through
 from funcware.errors import RunConfigError
 from funcware.hooks.middleware import AgentMiddleware, HookImpl, hook_impls, is_middleware, origin
 from funcware.hooks.types import AgentState
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-
     from funcware.compose.graph.plan import AgentPlan
     from funcware.compose.seams import Build
+    from funcware.compose.steps.run_wrap import How, Kwargs, Runner
     from funcware.compose.steps.runs import AgentGraph
-    from funcware.runs.taps import ARun, Run
 
 __all__ = [
     "CONFIG_KEY",
@@ -66,6 +65,7 @@ __all__ = [
 ]
 
 PerRunMode = Literal["on", "off", "required"]
+
 CONFIG_KEY = "funcware"
 """The key of a run's choice in ``config["configurable"]``."""
 VARIANTS = 16
@@ -224,7 +224,10 @@ def _described(member: AgentMiddleware[Any, Any, Any]) -> str:
     return f"middleware {member.name!r} ({origin(member)})"
 
 
-class PerRun:
+_R = TypeVar("_R")
+
+
+class PerRun(Through):
     """The run wrap that reads a run's choice and runs the stack it asks for."""
 
     def __init__(
@@ -394,22 +397,13 @@ class PerRun:
         configurable = {**(config.get("configurable") or {}), SKIP_KEY: skipped}
         return {**config, "configurable": configurable}
 
-    def stream(
-        self, graph: AgentGraph, input: Any, config: Any, kwargs: dict[str, Any], run: Run
-    ) -> Iterator[Any]:
+    def through(
+        self, graph: AgentGraph, input: Any, config: Any, kwargs: Kwargs, run: Runner[_R], how: How
+    ) -> _R:
         """``run``, or the chosen stack's run, for the stack the config asks for."""
         chosen, config = self._chosen(graph, config)
         if chosen is not None:
-            run = _runs(chosen)
-        return run(input, config, **kwargs)
-
-    def astream(
-        self, graph: AgentGraph, input: Any, config: Any, kwargs: dict[str, Any], run: ARun
-    ) -> AsyncIterator[Any]:
-        """Async :meth:`stream`."""
-        chosen, config = self._chosen(graph, config)
-        if chosen is not None:
-            run = _aruns(chosen)
+            run = _runs(chosen, how)
         return run(input, config, **kwargs)
 
     def _chosen(self, graph: AgentGraph, config: Any) -> tuple[AgentGraph | None, Any]:
@@ -424,23 +418,15 @@ class PerRun:
         return None, self._skipping(config, chosen.skipped)
 
 
-def _runs(graph: AgentGraph) -> Run:
-    """``graph``'s run with its run wraps, as its ``stream`` runs it past its entry checks."""
+def _runs(graph: AgentGraph, how: How) -> Callable[..., Any]:
+    """``graph``'s run (``stream`` or ``astream``: ``how``) with its run wraps, as its
+    ``stream`` runs it past its entry checks."""
     from langgraph.graph.state import CompiledStateGraph
 
-    run: Run = CompiledStateGraph.stream.__get__(graph)
+    run = getattr(CompiledStateGraph, how).__get__(graph)
     for wrap in reversed(graph.run_wraps):
-        run = _bound(wrap.stream, graph, run)
-    return run
-
-
-def _aruns(graph: AgentGraph) -> ARun:
-    from langgraph.graph.state import CompiledStateGraph
-
-    run: ARun = CompiledStateGraph.astream.__get__(graph)
-    for wrap in reversed(graph.run_wraps):
-        run = _bound(wrap.astream, graph, run)
-    return run
+        run = _bound(getattr(wrap, how), graph, run)
+    return run  # type: ignore[no-any-return]
 
 
 def _bound(wrap: Callable[..., Any], graph: AgentGraph, run: Any) -> Callable[..., Any]:

@@ -17,13 +17,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
-__all__ = ["SKIP", "ARun", "Run", "Tap", "atapped", "tapped"]
+from funcware.compose.steps.run_wrap import ARun, Run
 
-Run = Callable[..., Iterator[Any]]
-"""What a run wrap's ``stream`` wraps: ``run(input, config, **kwargs)``, the next wrap's
-stream (the innermost: the graph's own)."""
-ARun = Callable[..., AsyncIterator[Any]]
-"""What a run wrap's ``astream`` wraps."""
+__all__ = ["SKIP", "ARun", "Run", "Tap", "atapped", "tapped"]
 
 SKIP = object()
 """What :meth:`Tap.see` returns for a chunk the caller did not ask for."""

@@ -19,20 +19,23 @@ dictionary lookup at its entry; no model or tool call does any work for this fea
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from funcware.compose.steps.run_wrap import Through
 from funcware.hooks.options import Context
 from funcware.runs import INHERITED as CONFIG_KEY
 from funcware.runs import carried
 
 if TYPE_CHECKING:
     from funcware.compose.seams import Build
+    from funcware.compose.steps.run_wrap import How, Kwargs, Runner
     from funcware.compose.steps.runs import AgentGraph
     from funcware.hooks.middleware import AgentMiddleware
 
 __all__ = ["CONFIG_KEY", "INHERIT", "Hand", "SubagentMode", "Subagents", "carried", "inherits"]
 
+_R = TypeVar("_R")
 SubagentMode = Literal["inherit"]
 """What ``subagents=`` takes: ``"inherit"`` (agents started during its runs get it)."""
 INHERIT: SubagentMode = "inherit"
@@ -47,35 +50,17 @@ def inherits(member: object) -> bool:
     return getattr(member, "subagents", None) == INHERIT
 
 
-class Hand:
+class Hand(Through):
     """The run wrap of an agent whose middleware declares ``subagents="inherit"``: its run's
     config carries them (with what the run was handed itself) to the agents it starts."""
 
     def __init__(self, members: Sequence[AgentMiddleware[Any, Any, Any]]) -> None:
         self.members = tuple(members)
 
-    def stream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., Iterator[Any]],
-    ) -> Iterator[Any]:
+    def through(
+        self, graph: AgentGraph, input: Any, config: Any, kwargs: Kwargs, run: Runner[_R], how: How
+    ) -> _R:
         """``run``, its config carrying the middleware to hand down."""
-        from funcware.subagents.inherit import handing
-
-        return run(input, handing(self.members, config), **kwargs)
-
-    def astream(
-        self,
-        graph: AgentGraph,
-        input: Any,
-        config: Any,
-        kwargs: dict[str, Any],
-        run: Callable[..., AsyncIterator[Any]],
-    ) -> AsyncIterator[Any]:
-        """Async :meth:`stream`."""
         from funcware.subagents.inherit import handing
 
         return run(input, handing(self.members, config), **kwargs)
