@@ -23,7 +23,27 @@ from langchain_core.messages.tool import ToolCallChunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import ConfigDict
 
-__all__ = ["StreamRelease", "as_chunk", "chunks_to_message", "tool_call_chunks"]
+__all__ = [
+    "AManager",
+    "Manager",
+    "Messages",
+    "Stop",
+    "StreamRelease",
+    "as_chunk",
+    "chunks_to_message",
+    "tool_call_chunks",
+]
+
+Messages = list[BaseMessage]
+"""The messages a chat model's ``_generate``, ``_stream`` and their async twins are given.
+With :data:`Stop`, :data:`Manager` and :data:`AManager`: the signatures of those overrides,
+which :class:`StreamRelease` and the chat models of ``funcware.testing`` share."""
+Stop = list[str] | None
+"""The stop sequences of a chat model call."""
+Manager = CallbackManagerForLLMRun | None
+"""The callback manager of a sync chat model run."""
+AManager = AsyncCallbackManagerForLLMRun | None
+"""The callback manager of an async chat model run."""
 
 
 def tool_call_chunks(message: AIMessage) -> list[ToolCallChunk]:
@@ -89,40 +109,24 @@ class StreamRelease(BaseChatModel):
         return "funcware-stream-release"
 
     def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=chunks_to_message(self.chunks))])
 
     async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: AManager = None, **kwargs: Any
     ) -> ChatResult:
         collected = [chunk async for chunk in self.achunks]
         return ChatResult(generations=[ChatGeneration(message=chunks_to_message(collected))])
 
     def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in self.chunks:
             yield ChatGenerationChunk(message=chunk)
 
     async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: AManager = None, **kwargs: Any
     ) -> AsyncIterator[ChatGenerationChunk]:
         async for chunk in self.achunks:
             yield ChatGenerationChunk(message=chunk)

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, is_dataclass
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -17,6 +16,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field, PrivateAttr, TypeAdapter
 
+from funcware.guards.release import AManager, Manager, Messages, Stop
 from funcware.hooks.wording import a, plural
 
 __all__ = ["RecordedCall", "ScriptExhaustedError", "ScriptedChatModel", "StructuredAnswer"]
@@ -204,19 +204,11 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> ChatResult:
         return self._next(messages, kwargs)
 
     async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: AManager = None, **kwargs: Any
     ) -> ChatResult:
         return self._next(messages, kwargs)

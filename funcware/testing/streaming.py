@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 
-from funcware.guards.release import tool_call_chunks
+from funcware.guards.release import AManager, Manager, Messages, Stop, tool_call_chunks
 from funcware.testing.scripted import ScriptedChatModel
 
 __all__ = ["StreamingScriptedChatModel"]
@@ -42,11 +41,7 @@ class StreamingScriptedChatModel(ScriptedChatModel):
             )
 
     def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> Iterator[ChatGenerationChunk]:
         message = self._next(messages, kwargs).generations[0].message
         assert isinstance(message, AIMessage)
@@ -54,11 +49,7 @@ class StreamingScriptedChatModel(ScriptedChatModel):
             yield ChatGenerationChunk(message=chunk)
 
     async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: AManager = None, **kwargs: Any
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._stream(messages, stop, None, **kwargs):
             yield chunk

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, cast
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LangSmithParams, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -19,7 +18,7 @@ from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import Field, PrivateAttr
 
-from funcware.guards.release import as_chunk, chunks_to_message
+from funcware.guards.release import AManager, Manager, Messages, Stop, as_chunk, chunks_to_message
 from funcware.testing.cassette.canonical import (
     canonical_request,
     canonical_tools,
@@ -110,11 +109,7 @@ class RecordingChatModel(BaseChatModel):
         self._tape.fill("calls", index, request, response, model=type(self.model).__name__)
 
     def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> ChatResult:
         index, request = self._start(messages, stop, kwargs)
         answer = self.model.invoke(messages, _DETACHED, stop=stop, **kwargs)
@@ -122,11 +117,7 @@ class RecordingChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=answer)])
 
     async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: AManager = None, **kwargs: Any
     ) -> ChatResult:
         index, request = self._start(messages, stop, kwargs)
         answer = await self.model.ainvoke(messages, _DETACHED, stop=stop, **kwargs)
@@ -134,11 +125,7 @@ class RecordingChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=answer)])
 
     def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> Iterator[ChatGenerationChunk]:
         index, request = self._start(messages, stop, kwargs)
         chunks = []
@@ -149,11 +136,7 @@ class RecordingChatModel(BaseChatModel):
         self._keep(index, request, {"chunks": chunks})
 
     async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: AManager = None, **kwargs: Any
     ) -> AsyncIterator[ChatGenerationChunk]:
         index, request = self._start(messages, stop, kwargs)
         chunks = []
@@ -225,21 +208,13 @@ class ReplayChatModel(BaseChatModel):
         return response
 
     def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> ChatResult:
         message = _message(self._answer(messages, stop, kwargs))
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
+        self, messages: Messages, stop: Stop = None, run_manager: Manager = None, **kwargs: Any
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in _chunks(self._answer(messages, stop, kwargs)):
             yield ChatGenerationChunk(message=chunk)
