@@ -183,7 +183,7 @@ def test_stacks_that_never_refuse_a_reviewed_call_build_silently(
     agent, texts = build(stack())
     assert texts == []
     amounts, _state = asked(agent)
-    assert amounts == RAN  # every call the reviewer approved ran
+    assert sorted(amounts) == sorted(RAN)  # every call the reviewer approved ran (any order)
 
 
 @pytest.mark.parametrize("reverse", [False, True], ids=["limit-first", "review-first"])
