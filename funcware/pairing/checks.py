@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
+from functools import partial, update_wrapper
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
@@ -56,22 +57,30 @@ def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
 def check_node(
     impl: HookImpl, pair: tuple[NodeCallable, NodeCallable], strict: bool
 ) -> tuple[NodeCallable, NodeCallable]:
-    """A node hook's graph callables, checking its write before langgraph applies it."""
+    """A node hook's graph callables, checking its write before langgraph applies it
+    (partials, not closures: langgraph reads closures' variables when compiling)."""
     sync, async_ = pair
-
-    def checked(state: Any, *args: Any, **kwargs: Any) -> Any:
-        result = sync(state, *args, **kwargs)
-        _checked(impl, state, result, strict)
-        return result
-
-    async def achecked(state: Any, *args: Any, **kwargs: Any) -> Any:
-        result = await async_(state, *args, **kwargs)
-        _checked(impl, state, result, strict)
-        return result
-
+    checked = partial(_checked_call, sync, impl, strict)
+    achecked = partial(_checked_acall, async_, impl, strict)
     checked.__signature__ = getattr(sync, "__signature__", None)  # type: ignore[attr-defined]
     achecked.__signature__ = getattr(async_, "__signature__", None)  # type: ignore[attr-defined]
     return checked, achecked
+
+
+def _checked_call(
+    node: NodeCallable, impl: HookImpl, strict: bool, state: Any, *args: Any, **kwargs: Any
+) -> Any:
+    result = node(state, *args, **kwargs)
+    _checked(impl, state, result, strict)
+    return result
+
+
+async def _checked_acall(
+    node: NodeCallable, impl: HookImpl, strict: bool, state: Any, *args: Any, **kwargs: Any
+) -> Any:
+    result = await node(state, *args, **kwargs)
+    _checked(impl, state, result, strict)
+    return result
 
 
 _HISTORY: ContextVar[Sequence[BaseMessage] | None] = ContextVar(
@@ -98,20 +107,12 @@ def outermost(impl: HookImpl) -> HookImpl:
         finally:
             _HISTORY.reset(token)
 
+    # Named as the user's function, for errors (update_wrapper also sets __wrapped__).
     return dataclasses.replace(
         impl,
-        sync=None if sync is None else _like(layer, sync),
-        async_=None if async_ is None else _like(alayer, async_),
+        sync=None if sync is None else update_wrapper(layer, sync, updated=()),
+        async_=None if async_ is None else update_wrapper(alayer, async_, updated=()),
     )
-
-
-def _like(wrapper: Callable[..., Any], func: Callable[..., Any]) -> Callable[..., Any]:
-    """``wrapper`` reporting ``func``'s name and place (errors name the user's function)."""
-    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
-        if hasattr(func, attr):
-            setattr(wrapper, attr, getattr(func, attr))
-    wrapper.__wrapped__ = func  # type: ignore[attr-defined]
-    return wrapper
 
 
 class PairedModelCall(Delegate):
