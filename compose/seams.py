@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -165,34 +166,45 @@ def late_model_call(word: str, call: ModelCall) -> ModelCall:
 
 
 def _used_options(members: Sequence[object], hooks: set[str]) -> set[str]:
-    """``"foreign"`` if a member is another library's, every feature option a member sets
-    away from its default (a class attribute, or a mark on a hook method), and
-    ``"hook:<name>"`` for each of ``hooks`` a member's class defines (sync or async)."""
-    from funcware.hooks.middleware import HOOKS, AgentMiddleware
+    """The words that switch plugins on: ``"foreign"``, options set away from their defaults
+    (class attributes, marks on hook methods) and ``"hook:<name>"`` for ``hooks`` defined."""
+    from funcware.hooks.middleware import AgentMiddleware
     from funcware.hooks.options import feature_options
 
     options = feature_options()
+    marks = tuple((o.name, o.mark) for o in options if o.target != "class")
     used: set[str] = set()
     for member in members:
         if not isinstance(member, AgentMiddleware):
             used.add("foreign")
             continue
-        for hook in hooks:
-            for name in (hook, f"a{hook}"):
-                if getattr(type(member), name, None) is not getattr(AgentMiddleware, name, None):
-                    used.add(f"hook:{hook}")
-        for option in options:
-            if option.target == "class":
-                value = getattr(member, option.name, None)
-                if value is not None and value != option.default:
-                    used.add(option.name)
-                continue
-            for hook in HOOKS:
-                for method in (getattr(member, hook, None), getattr(member, f"a{hook}", None)):
-                    for target in (method, getattr(method, "__wrapped__", None)):
-                        if getattr(target, option.mark, None) not in (None, False):
-                            used.add(option.name)
+        cls: Any = type(member)
+        used |= _class_marks(cls, marks, frozenset(hooks))
+        used.update(
+            o.name
+            for o in options
+            if o.target == "class" and getattr(member, o.name, None) not in (None, o.default)
+        )
     return used
+
+
+@lru_cache(maxsize=1024)
+def _class_marks(
+    cls: Any, marks: tuple[tuple[str, str], ...], hooks: frozenset[str]
+) -> frozenset[str]:
+    """What ``cls``'s hook methods say (marked options, ``hook:`` names), read once a class."""
+    from funcware.hooks.middleware import HOOKS, AgentMiddleware
+
+    base = AgentMiddleware
+    found = {
+        f"hook:{h}"
+        for h in hooks
+        if any(getattr(cls, n) is not getattr(base, n) for n in (h, f"a{h}"))
+    }
+    for method in (getattr(cls, n, None) for hook in HOOKS for n in (hook, f"a{hook}")):
+        for target in (method, getattr(method, "__wrapped__", None)):
+            found.update(n for n, mark in marks if getattr(target, mark, None) not in (None, False))
+    return frozenset(found)
 
 
 def arrange(

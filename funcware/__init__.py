@@ -114,13 +114,6 @@ _LAZY = {
 }
 """Public names loaded on first use (``from funcware import explain``)."""
 
-_FEATURES = frozenset(
-    {"effects", "guards", "interop", "nodes", "observe", "pairing", "policies", "runs"}
-    | {"structured", "subagents", "temporal", "explain", "testing", "cookbook", "messages"}
-    | {"tools", "structured_output"}
-)
-"""Subpackages, loaded as attributes on first use (``funcware.effects.declare``)."""
-
 _hooks_package.MOVED = "funcware.deprecations:HOOKS"
 _compose_package.MOVED = "funcware.deprecations:COMPOSE"
 # Names that moved out of the core packages (and this one): looked up on the first miss.
@@ -134,8 +127,11 @@ def __getattr__(name: str) -> Any:
         value = getattr(import_module(home), name)
         globals()[name] = value
         return value
-    if name in _FEATURES:
+    try:  # a subpackage, loaded on first use (``funcware.effects.declare``)
         return import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as missing:
+        if missing.name != f"{__name__}.{name}":
+            raise
     from funcware.hooks.moved import moved
 
     return moved(__name__, name, "funcware.deprecations:FUNCWARE")

@@ -1,2 +1,1 @@
-"""What an agent streams: stream transformers and metadata, sub-agent handles, hidden
-model calls, and guards that govern the stream (buffering, the sliding window, release)."""
+"""What an agent streams: transformers and metadata, hidden model calls, guards' release."""
