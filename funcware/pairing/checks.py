@@ -5,6 +5,7 @@ only if the history they got kept it (the outermost wrap notes it)."""
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from functools import partial, update_wrapper
@@ -17,7 +18,7 @@ from langgraph.types import Command
 from funcware.compose.steps.model_call import Delegate, ModelCall
 from funcware.hooks.middleware import HookImpl
 from funcware.hooks.types import ModelRequest
-from funcware.pairing.contract import is_paired
+from funcware.pairing.contract import TOOL, is_paired
 
 __all__ = ["PairedModelCall", "check_node", "outermost"]
 
@@ -31,17 +32,12 @@ def _written(result: object) -> tuple[object, object]:
         if result.graph is not None:
             return None, None
         update = result.update
-    if isinstance(update, Mapping):
+    if isinstance(update, (dict, Mapping)):  # a dict first: no ABC check
         return update.get("messages"), update.get("jump_to")
-    if isinstance(update, Sequence) and not isinstance(update, str):
-        pairs = [p for p in update if isinstance(p, tuple) and len(p) == 2]
-        written = [value for key, value in pairs if key == "messages"]
-        jump = next((value for key, value in pairs if key == "jump_to"), None)
-        if not written:
-            return None, jump
-        return [
-            m for value in written for m in (value if isinstance(value, list) else [value])
-        ], jump
+    if isinstance(update, Sequence) and not isinstance(update, str):  # (key, value) writes
+        from funcware.pairing.writes import written_pairs
+
+        return written_pairs(update)
     return None, None
 
 
@@ -122,11 +118,18 @@ class PairedModelCall(Delegate):
         super().__init__(inner)
         self.repair = repair
         self.strict = strict
-        self.wraps = wraps
-        """The agent's model wraps, described, outermost first."""
+        self.wraps = wraps  # the agent's model wraps, described, outermost first
+        self._last: tuple[AnyMessage, ...] = ()
 
     def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
-        if is_paired(messages):
+        last, start = self._last, 0  # the last paired history again: read only what follows
+        if len(last) <= len(messages) and all(map(operator.is_, last, messages)):
+            start = len(last)
+            while start and last[start - 1].type in TOOL:
+                start -= 1
+            start = max(start - 1, 0)
+        if is_paired(messages[start:]):
+            self._last = tuple(messages)
             return messages
         from funcware.pairing.breaks import history_break
 

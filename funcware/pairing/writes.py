@@ -15,14 +15,15 @@ from langgraph.graph.message import add_messages
 from funcware.hooks.middleware import HookImpl
 from funcware.pairing.contract import AI, TOOL, is_paired
 
-__all__ = ["call_ids", "check_write", "open_tail"]
+__all__ = ["call_ids", "check_write", "open_tail", "written_pairs"]
 
 
 def _applied(before: list[AnyMessage], written: object) -> tuple[list[AnyMessage], int]:
     """The messages ``add_messages`` would leave after ``written`` (``before`` untouched),
     and from where they can differ from ``before`` in pairing (an append: its open tail)."""
     items: list[Any] = written if isinstance(written, list) else [written]
-    new: list[Any] = convert_to_messages(items)
+    ready = all(isinstance(m, BaseMessage) for m in items)
+    new: list[Any] = items if ready else convert_to_messages(items)
     if any(isinstance(m, RemoveMessage) for m in new):
         merged: list[AnyMessage] = add_messages(before, [m.model_copy() for m in new])  # type: ignore[arg-type, assignment]
         return merged, 0
@@ -99,3 +100,14 @@ def call_ids(message: BaseMessage) -> object:
         invalid = message.invalid_tool_calls  # type: ignore[attr-defined]
         return kind, [c["id"] for c in calls], [c["id"] for c in invalid]
     return kind
+
+
+def written_pairs(update: Sequence[Any]) -> tuple[object, object]:
+    """What a node's ``(key, value)`` writes put in ``messages`` (``None``: nothing), and
+    where they jump."""
+    pairs = [p for p in update if isinstance(p, tuple) and len(p) == 2]
+    written = [value for key, value in pairs if key == "messages"]
+    jump = next((value for key, value in pairs if key == "jump_to"), None)
+    if not written:
+        return None, jump
+    return [m for value in written for m in (value if isinstance(value, list) else [value])], jump
