@@ -154,7 +154,7 @@ def claim(graph: CompiledStateGraph[Any, Any, Any, Any], targets: list[str]) -> 
 def late_model_call(word: str, call: ModelCall) -> ModelCall:
     """``call`` as the features switched on by ``word`` leave it, loading them: for what a
     run asks that its build did not (a wrap layer giving a request a response format)."""
-    build = Build("create_agent")
+    build = Build("create_agent", {word: None})
     for index, feature in enumerate(_FEATURES):
         if isinstance(feature, Plugin) and word in feature.on:
             _FEATURES[index] = feature.load()

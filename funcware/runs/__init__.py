@@ -151,8 +151,7 @@ class RunControl:
             # Outermost: every attempt is a whole run, with the other run wraps inside it.
             graph.run_wraps = (AgentCallWrap(agent_layers(members)), *graph.run_wraps)
         registry = build.data.get("runs")
-        if registry is None:  # a run may choose, or be handed, middleware
-            take(graph)
+        if registry is None:  # a run that chooses, or is handed, middleware: seams.claim
             return
         from funcware.runs.per_run import default_skipped
 

@@ -114,8 +114,12 @@ class StructuredOutputs:
         plan.answer_tools = output.tool_names
 
     def model_call(self, call: ModelCall, build: Build) -> ModelCall:
-        """Bind and parse the response format, when there is one."""
-        return _Structured(call, build.data.get("structured"))
+        """Bind and parse the response format, when there is one (or, for the core's late
+        formats, whenever one is asked for); a build without one keeps ``call``."""
+        output = build.data.get("structured")
+        if output is None and "response_format" not in build.options:
+            return call  # a format a wrap layer sets: the core's late_formats asks again
+        return _Structured(call, output)
 
     def compiled(self, graph: AgentGraph, build: Build) -> None:
         """Let the response's classes load from checkpoints in strict mode."""
