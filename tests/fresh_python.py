@@ -2,6 +2,7 @@
 
 A finder placed first on ``sys.meta_path`` records and refuses every ``langchain`` /
 ``langchain.*`` import, so an attempt is seen even where it would be caught.
+:func:`loaded_modules` runs code and reads what it left in ``sys.modules``.
 """
 
 from __future__ import annotations
@@ -46,3 +47,20 @@ def run_python(code: str, *, block: bool = False) -> dict[str, object]:
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+REPORT_MODULES = """
+import json as _json
+import sys as _sys
+
+print(_json.dumps({name: getattr(m, "__file__", None) for name, m in list(_sys.modules.items())}))
+"""
+
+
+def loaded_modules(code: str) -> dict[str, str | None]:
+    """Every module in ``sys.modules`` after ``code`` ran in a fresh interpreter, with its file.
+
+    A module without a file (built in, a namespace package, one put there by hand) maps to None.
+    """
+    found = run_python(textwrap.dedent(code) + REPORT_MODULES)
+    return {name: None if file is None else str(file) for name, file in found.items()}
