@@ -4,10 +4,8 @@ ExtendedModelResponse, a trace_policy that is no TracePolicy."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from fresh_python import loaded_modules
 
 COLD = (
     "funcware.compose.steps.contexts",
@@ -22,7 +20,6 @@ COLD = (
 )
 
 PLAIN = """
-import sys
 from dataclasses import dataclass
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
@@ -49,13 +46,7 @@ agent.invoke({"messages": [("user", "hi")]})
 
 
 def _loaded(code: str) -> set[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code + "\nprint('\\n'.join(sys.modules))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return {name for name in done.stdout.split() if name in COLD}
+    return {name for name in loaded_modules(code) if name in COLD}
 
 
 def test_a_plain_agent_loads_no_cold_steps_module() -> None:

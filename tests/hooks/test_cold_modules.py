@@ -3,10 +3,8 @@ comes: a declared jump, a feature's option, a hook that declares ``config``, a m
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from fresh_python import loaded_modules
 
 COLD = (
     "funcware.hooks.class_refusals",
@@ -21,7 +19,6 @@ COLD = (
 )
 
 PLAIN = """
-import sys
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from funcware import AgentMiddleware, before_model, compose, create_agent, wrap_model_call
@@ -42,13 +39,7 @@ agent.invoke({"messages": [("user", "hi")]})
 
 
 def _loaded(code: str) -> set[str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code + "\nprint('\\n'.join(sys.modules))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return {name for name in done.stdout.split() if name in COLD}
+    return {name for name in loaded_modules(code) if name in COLD}
 
 
 def test_a_plain_agent_loads_no_cold_hooks_module() -> None:
