@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -15,6 +16,7 @@ from langchain_core.tools import tool
 from funcware import after_agent, after_model, before_agent, before_model
 
 REQUIRE_LANGCHAIN = "FUNCWARE_REQUIRE_LANGCHAIN"
+REQUIRE_DEEPAGENTS = "FUNCWARE_REQUIRE_DEEPAGENTS"
 
 NODE_DECORATORS: dict[str, Any] = {
     "before_agent": before_agent,
@@ -87,6 +89,23 @@ def require_langchain(module: str) -> ModuleType:
         "install the extra: pip install -e '.[langchain]'",
         pytrace=False,
     )
+
+
+def require_deepagents(module: str = "deepagents") -> ModuleType:
+    """Import a deepagents module; skip the test file without it (fail if CI requires it)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if os.environ.get(REQUIRE_DEEPAGENTS) == "1":
+            raise AssertionError(
+                f"{REQUIRE_DEEPAGENTS}=1 but deepagents is not installed "
+                "(pip install -e '.[deepagents]')"
+            ) from exc
+        pytest.skip(
+            f"deepagents is not installed ({exc}); pip install -e '.[deepagents]' "
+            f"(Python 3.11+; this is {sys.version.split()[0]})",
+            allow_module_level=True,
+        )
 
 
 @tool

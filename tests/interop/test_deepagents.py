@@ -12,8 +12,6 @@ Skipped with a reason when deepagents is not installed (it needs Python 3.11+); 
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,28 +19,12 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+from support import require_deepagents
 
 import funcware
 from funcware.testing import ScriptedChatModel
 
-
-def _require_deepagents() -> Any:
-    try:
-        return importlib.import_module("deepagents")
-    except ImportError as exc:
-        if os.environ.get("FUNCWARE_REQUIRE_DEEPAGENTS") == "1":
-            raise AssertionError(
-                "FUNCWARE_REQUIRE_DEEPAGENTS=1 but deepagents is not installed "
-                "(pip install -e '.[deepagents]')"
-            ) from exc
-        pytest.skip(
-            f"deepagents is not installed ({exc}); pip install -e '.[deepagents]' "
-            f"(Python 3.11+; this is {sys.version.split()[0]})",
-            allow_module_level=True,
-        )
-
-
-deepagents = _require_deepagents()
+deepagents = require_deepagents()
 from deepagents.backends import StateBackend  # noqa: E402
 from deepagents.backends.utils import create_file_data  # noqa: E402
 

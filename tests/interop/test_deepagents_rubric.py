@@ -12,9 +12,6 @@ Skipped with a reason when deepagents is not installed (it needs Python 3.11+); 
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 import warnings
 from typing import Any
 
@@ -23,28 +20,12 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+from support import require_deepagents
 
 import funcware
 from funcware.testing import ScriptedChatModel
 
-
-def _require(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        if os.environ.get("FUNCWARE_REQUIRE_DEEPAGENTS") == "1":
-            raise AssertionError(
-                "FUNCWARE_REQUIRE_DEEPAGENTS=1 but deepagents is not installed "
-                "(pip install -e '.[deepagents]')"
-            ) from exc
-        pytest.skip(
-            f"deepagents is not installed ({exc}); pip install -e '.[deepagents]' "
-            f"(Python 3.11+; this is {sys.version.split()[0]})",
-            allow_module_level=True,
-        )
-
-
-rubric = _require("deepagents.middleware.rubric")
+rubric = require_deepagents("deepagents.middleware.rubric")
 from langchain.agents import create_agent as langchain_create_agent  # noqa: E402
 from langchain.agents.middleware import HumanInTheLoopMiddleware  # noqa: E402
 

@@ -15,38 +15,20 @@ Skipped with a reason when deepagents is not installed (it needs Python 3.11+); 
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
+from support import require_deepagents
 
 import funcware
 from funcware.cookbook.pii_redaction import PIIRedaction
 from funcware.observe import record
 from funcware.testing import ScriptedChatModel
 
-
-def _require_deepagents() -> Any:
-    try:
-        return importlib.import_module("deepagents")
-    except ImportError as exc:
-        if os.environ.get("FUNCWARE_REQUIRE_DEEPAGENTS") == "1":
-            raise AssertionError(
-                "FUNCWARE_REQUIRE_DEEPAGENTS=1 but deepagents is not installed "
-                "(pip install -e '.[deepagents]')"
-            ) from exc
-        pytest.skip(
-            f"deepagents is not installed ({exc}); pip install -e '.[deepagents]' "
-            f"(Python 3.11+; this is {sys.version.split()[0]})",
-            allow_module_level=True,
-        )
-
-
-deepagents = _require_deepagents()
+deepagents = require_deepagents()
 
 BUILDERS = ("deepagents.graph", "deepagents.middleware.subagents")
 EMAIL = "jane.doe@example.com"
