@@ -13,10 +13,13 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall
 from langchain_core.tools import tool
 
+import funcware
 from funcware import after_agent, after_model, before_agent, before_model
 
 REQUIRE_LANGCHAIN = "FUNCWARE_REQUIRE_LANGCHAIN"
 REQUIRE_DEEPAGENTS = "FUNCWARE_REQUIRE_DEEPAGENTS"
+DEEPAGENTS_BUILDERS = ("deepagents.graph", "deepagents.middleware.subagents")
+"""deepagents' modules that build agents with ``create_agent``."""
 
 NODE_DECORATORS: dict[str, Any] = {
     "before_agent": before_agent,
@@ -106,6 +109,22 @@ def require_deepagents(module: str = "deepagents") -> ModuleType:
             f"(Python 3.11+; this is {sys.version.split()[0]})",
             allow_module_level=True,
         )
+
+
+def build_deep_agents_on_funcware(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """deepagents builds with funcware's create_agent (until the test ends); the agents it built."""
+    built: list[Any] = []
+
+    def create_agent(*args: Any, **kwargs: Any) -> Any:
+        agent = funcware.create_agent(*args, **kwargs)
+        built.append(agent)
+        return agent
+
+    for name in DEEPAGENTS_BUILDERS:
+        module = importlib.import_module(name)
+        assert hasattr(module, "create_agent"), f"{name} no longer imports create_agent"
+        monkeypatch.setattr(module, "create_agent", create_agent)
+    return built
 
 
 @tool

@@ -11,15 +11,13 @@ Skipped with a reason when deepagents is not installed (it needs Python 3.11+); 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
-from support import require_deepagents
+from support import build_deep_agents_on_funcware, require_deepagents
 
 import funcware
 from funcware.testing import ScriptedChatModel
@@ -28,25 +26,11 @@ deepagents = require_deepagents()
 from deepagents.backends import StateBackend  # noqa: E402
 from deepagents.backends.utils import create_file_data  # noqa: E402
 
-# deepagents' modules that build agents with create_agent.
-BUILDERS = ("deepagents.graph", "deepagents.middleware.subagents")
-
 
 @pytest.fixture
-def on_funcware(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
-    """deepagents builds with funcware's create_agent; yields the agents it built."""
-    built: list[Any] = []
-
-    def create_agent(*args: Any, **kwargs: Any) -> Any:
-        agent = funcware.create_agent(*args, **kwargs)
-        built.append(agent)
-        return agent
-
-    for name in BUILDERS:
-        module = importlib.import_module(name)
-        assert hasattr(module, "create_agent"), f"{name} no longer imports create_agent"
-        monkeypatch.setattr(module, "create_agent", create_agent)
-    yield built
+def on_funcware(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """deepagents builds with funcware's create_agent; the agents it built."""
+    return build_deep_agents_on_funcware(monkeypatch)
 
 
 def _model(*responses: Any, **options: Any) -> ScriptedChatModel:

@@ -14,14 +14,12 @@ Skipped with a reason when deepagents is not installed (it needs Python 3.11+); 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
-from support import require_deepagents
+from support import build_deep_agents_on_funcware, require_deepagents
 
 import funcware
 from funcware.cookbook.pii_redaction import PIIRedaction
@@ -30,25 +28,13 @@ from funcware.testing import ScriptedChatModel
 
 deepagents = require_deepagents()
 
-BUILDERS = ("deepagents.graph", "deepagents.middleware.subagents")
 EMAIL = "jane.doe@example.com"
 
 
 @pytest.fixture
-def on_funcware(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
-    """deepagents builds with funcware's create_agent; yields the agents it built."""
-    built: list[Any] = []
-
-    def create_agent(*args: Any, **kwargs: Any) -> Any:
-        agent = funcware.create_agent(*args, **kwargs)
-        built.append(agent)
-        return agent
-
-    for name in BUILDERS:
-        module = importlib.import_module(name)
-        assert hasattr(module, "create_agent"), f"{name} no longer imports create_agent"
-        monkeypatch.setattr(module, "create_agent", create_agent)
-    yield built
+def on_funcware(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """deepagents builds with funcware's create_agent; the agents it built."""
+    return build_deep_agents_on_funcware(monkeypatch)
 
 
 @tool
