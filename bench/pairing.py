@@ -29,7 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 
 from funcware import after_model, before_agent, before_model, create_agent, wrap_model_call
 
-__all__ = ["INPUTS", "main", "measure"]
+__all__ = ["INPUTS", "agents", "main", "measure", "question"]
 
 STEPS = 3
 BUDGET = 0.02
@@ -73,7 +73,8 @@ def _stack() -> list[Any]:
     return [start, before, after, layer("outer"), layer("inner")]
 
 
-def _agents(prior: int) -> dict[str, Any]:
+def agents(prior: int) -> dict[str, Any]:
+    """The agent with the check off and on (``tool_pairing``), for ``prior`` earlier tool steps."""
     return {
         mode: create_agent(
             BenchChatModel(tool_steps=prior + STEPS), [add], middleware=_stack(), tool_pairing=mode
@@ -82,22 +83,23 @@ def _agents(prior: int) -> dict[str, Any]:
     }
 
 
+def question(history: list[BaseMessage]) -> dict[str, Any]:
+    """A run's input: ``history``, then a new question."""
+    return {"messages": [*history, HumanMessage("hi")]}
+
+
 def measure(rounds: int = 30, inner: int = 20) -> dict[str, dict[str, float]]:
     """Best µs per invoke, per input, with the check off and on."""
     results: dict[str, dict[str, float]] = {}
     for label, history in INPUTS.items():
         prior = sum(isinstance(m, ToolMessage) for m in history)
-        agents = _agents(prior)
-
-        def question(history: list[BaseMessage] = history) -> dict[str, Any]:
-            return {"messages": [*history, HumanMessage("hi")]}
-
-        for agent in agents.values():
-            assert agent.invoke(question())["messages"][-1].text == "done"
-        best = dict.fromkeys(agents, float("inf"))
+        pair = agents(prior)
+        for agent in pair.values():
+            assert agent.invoke(question(history))["messages"][-1].text == "done"
+        best = dict.fromkeys(pair, float("inf"))
         for _ in range(rounds):
-            for mode, agent in agents.items():
-                inputs = [question() for _ in range(inner)]
+            for mode, agent in pair.items():
+                inputs = [question(history) for _ in range(inner)]
                 start = time.process_time_ns()
                 for item in inputs:
                     agent.invoke(item)

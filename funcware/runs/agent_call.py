@@ -120,9 +120,12 @@ def _observed(layer: AgentLayer, calls: list[int]) -> Iterator[None]:
     end(observers, started, outcome, handler_calls=calls[0])
 
 
+_UNOBSERVED = contextlib.nullcontext()
+
+
 def _observed_if(observed: bool, layer: AgentLayer, calls: list[int]) -> Any:
     """:func:`_observed` when something watches the run; nothing otherwise."""
-    return _observed(layer, calls) if observed else contextlib.nullcontext()
+    return _observed(layer, calls) if observed else _UNOBSERVED
 
 
 def _layer_now() -> Any:

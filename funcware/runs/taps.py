@@ -82,6 +82,15 @@ class Tap:
         read whole: ``invoke``); ``chunks`` is closed however this ends."""
         see = self.see
         try:
+            if self.tracking and not (self.added or self.v2 or self.single or self.subgraphs):
+                # What invoke reads: (mode, payload) pairs with "values" among them, shown
+                # as they are; only the last root values is kept.
+                start = len(into)
+                into.extend(chunks)
+                last = next((p for mode, p in reversed(into[start:]) if mode == "values"), None)
+                if last is not None:
+                    self._keep(last, None)
+                return
             for chunk in chunks:
                 seen = see(chunk)
                 if seen is not SKIP:
