@@ -19,15 +19,16 @@ Shown, not held to it: a layer of the other flavour (an ``async def`` layer unde
 run, and a *control*: two builds of one agent, which shows how far two agents doing the
 same work drift apart on this machine.
 
-Method: in each round every row warms up, then times four batches of runs back to back:
-with, without, without, with (or the other way round, from round to round), in this
-process's CPU time (other processes on a busy machine count less). So a burst of load, or
-the cost of going first, hits both sides alike. The garbage collector is off while timing
-and collects before each row (a pause would land on one side at random). A row's figure
-is the median of its per-round ratios; the middle half of them shows the spread.
+Method: each row in turn runs rounds of four single runs back to back: with, without,
+without, with (or the other way round, from round to round), timed in this process's CPU
+time (other processes on a busy machine count less). So a burst of load, or the cost of
+going first, hits both sides of a round alike. The garbage collector is off while timing
+and collects between rounds now and then (a pause would land on one side at random). A
+row's figure is the median of its per-round ratios; the middle half of them shows the
+spread.
 
-    python bench/runs.py               # 80 rounds, batches of 4 runs
-    python bench/runs.py --quick       # 3 rounds, batches of 1 run (the smoke test)
+    python bench/runs.py               # 400 rounds per row
+    python bench/runs.py --quick       # 3 rounds per row (the smoke test)
 """
 
 from __future__ import annotations
@@ -206,10 +207,9 @@ async def _atimed(run: Callable[[], Any], batch: int) -> float:
     return (time.process_time_ns() - start) / batch / 1e3
 
 
-def measure(rounds: int = 80, batch: int = 4) -> list[Row]:
-    """Every row, timed in ``rounds`` rounds; in each, a side's runs are two batches of
-    ``batch`` runs, timed with / without / without / with, or the other way round (a
-    burst of load, or the cost of going first, hits both sides alike)."""
+def measure(rounds: int = 400, batch: int = 1) -> list[Row]:
+    """Every row, one after the other, in ``rounds`` rounds of four batches of ``batch``
+    runs: with, without, without, with (or the other way round, from round to round)."""
     rows = _rows()
     loop = asyncio.new_event_loop()
 
@@ -219,20 +219,20 @@ def measure(rounds: int = 80, batch: int = 4) -> list[Row]:
         return loop.run_until_complete(_atimed(side.arun, batch))
 
     try:
-        for row in rows:  # each side runs and answers before it is timed
-            for side in (row.with_, row.without):
+        for row in rows:
+            for side in (row.with_, row.without):  # each runs and answers before it is timed
                 sync = row.entry == "invoke"
                 result = side.run() if sync else loop.run_until_complete(side.arun())
                 assert result["messages"][-1].text == "done", row.name
-        gc.disable()
-        for number in range(rounds):
-            for row in rows:
-                gc.collect()
+            gc.disable()
+            for number in range(rounds):
+                if number % 25 == 0:
+                    gc.collect()
                 one, other = (row.with_, row.without) if number % 2 else (row.without, row.with_)
-                timed(row, one)  # warm: the first batch after another row's is slower
                 first, second, third, fourth = (timed(row, s) for s in (one, other, other, one))
                 outer, inner = (first + fourth) / 2, (second + third) / 2
                 row.record(*((outer, inner) if number % 2 else (inner, outer)))
+            gc.enable()
     finally:
         gc.enable()
         loop.close()
@@ -266,8 +266,8 @@ def report(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--rounds", type=int, default=80)
-    parser.add_argument("--batch", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=400)
+    parser.add_argument("--batch", type=int, default=1)
     args = parser.parse_args(argv)
     rounds, batch = (3, 1) if args.quick else (args.rounds, args.batch)
     print(report(measure(rounds, batch)))

@@ -42,7 +42,7 @@ def _written(result: object) -> tuple[object, object]:
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
-    written, jump = _written(result)
+    written, jump = (None, None) if result is None else _written(result)
     if (written is None or written == []) and jump != "end":
         return  # the write leaves the messages as they are
     from funcware.pairing.writes import check_write

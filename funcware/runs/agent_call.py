@@ -169,6 +169,8 @@ def _sync_layer(
             calls[0] += 1
             return inner(request)
 
+        if layer.sync is not None and not observed:
+            return _checked(layer, layer.sync(request, handler))
         with _observed_if(observed, layer, calls):
             if layer.sync is not None:
                 return _checked(layer, layer.sync(request, handler))
@@ -260,7 +262,6 @@ class _Run:
         self.start: Any = None
         """Where retries start (set by the caller, which reads the thread's checkpoint)."""
         self.count = 0
-        self.thread_id = str((config.get("configurable") or {}).get("thread_id"))
         self.last: AgentResponse | None = None
 
     def note_start(self) -> None:
@@ -277,10 +278,13 @@ class _Run:
         """The request the next attempt runs (a retry: from the run's starting checkpoint;
         on a thread the run created, on an empty thread: the failed attempts' checkpoints
         are deleted)."""
+        if self.count == 0:  # the first attempt runs the request as it is
+            self.count = 1
+            return request
         request = self._next_attempt(request)
         saver = self._thread_to_clear()
         if saver is not None:
-            saver.delete_thread(self.thread_id)
+            saver.delete_thread(self._thread_id())
         return request
 
     async def aprepare(self, request: AgentRequest) -> AgentRequest:
@@ -288,8 +292,11 @@ class _Run:
         request = self._next_attempt(request)
         saver = self._thread_to_clear()
         if saver is not None:
-            await saver.adelete_thread(self.thread_id)
+            await saver.adelete_thread(self._thread_id())
         return request
+
+    def _thread_id(self) -> str:
+        return str((self.request.config.get("configurable") or {}).get("thread_id"))
 
     def _next_attempt(self, request: AgentRequest) -> AgentRequest:
         self.count += 1
@@ -306,6 +313,12 @@ class _Run:
         """``run``'s stream of the attempt running ``request`` (the tap cleared for it)."""
         self.tap.last, self.tap.interrupts = None, ()
         return run(request.input, request.config, **_kwargs(self.tap.kwargs, request))
+
+    def read(self, run: Run, into: list[Any], request: AgentRequest) -> AgentResponse:
+        """The response of the attempt running ``request``, read to its end (``invoke``),
+        its chunks (as the caller asked for them) put in ``into``."""
+        self.tap.collect(self.stream(run, self.prepare(request)), into)
+        return self.response()
 
     def response(self) -> AgentResponse:
         """The attempt's response, from what the tap kept of its stream."""
@@ -367,21 +380,16 @@ class AgentCallWrap:
         return self._astreamed(this, run)
 
     def _collected(self, this: _Run, run: Run) -> Iterator[Any]:
-        """For ``invoke``: the layers run in the caller's thread, each attempt's chunks are
-        kept and given once the layers returned."""
+        """For ``invoke``: the layers run in the caller's thread (now: the caller reads the
+        stream to its end at once), each attempt's chunks are kept and given once the
+        layers returned."""
         this.note_start()
         chunks: list[Any] = []
-
-        def attempt(request: AgentRequest) -> AgentResponse:
-            request = this.prepare(request)
-            this.tap.collect(this.stream(run, request), chunks)
-            return this.response()
-
+        attempt = partial(this.read, run, chunks)
         observed = watcher() is not None
         onion = self._onion(_sync_layer, attempt, observed, skipped(this.request.config))
         response = onion(this.request)
-        yield from chunks
-        yield from this.replaced(response)
+        return iter([*chunks, *this.replaced(response)])
 
     async def _acollected(self, this: _Run, run: ARun) -> AsyncIterator[Any]:
         """Async :meth:`_collected`: the layers run in the caller's task."""

@@ -87,9 +87,10 @@ class Tap:
                 # as they are; only the last root values is kept.
                 start = len(into)
                 into.extend(chunks)
-                last = next((p for mode, p in reversed(into[start:]) if mode == "values"), None)
-                if last is not None:
-                    self._keep(last, None)
+                for index in range(len(into) - 1, start - 1, -1):
+                    if into[index][0] == "values":
+                        self._keep(into[index][1], None)
+                        break
                 return
             for chunk in chunks:
                 seen = see(chunk)
