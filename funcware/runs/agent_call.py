@@ -163,14 +163,14 @@ def _sync_layer(
     """``layer`` around ``inner``, called from the worker thread."""
 
     def call(request: AgentRequest) -> AgentResponse:
+        if layer.sync is not None and not observed:  # nothing counts the handler's calls
+            return _checked(layer, layer.sync(request, inner))
         calls = [0]
 
         def handler(request: AgentRequest) -> AgentResponse:
             calls[0] += 1
             return inner(request)
 
-        if layer.sync is not None and not observed:
-            return _checked(layer, layer.sync(request, handler))
         with _observed_if(observed, layer, calls):
             if layer.sync is not None:
                 return _checked(layer, layer.sync(request, handler))
@@ -314,12 +314,6 @@ class _Run:
         self.tap.last, self.tap.interrupts = None, ()
         return run(request.input, request.config, **_kwargs(self.tap.kwargs, request))
 
-    def read(self, run: Run, into: list[Any], request: AgentRequest) -> AgentResponse:
-        """The response of the attempt running ``request``, read to its end (``invoke``),
-        its chunks (as the caller asked for them) put in ``into``."""
-        self.tap.collect(self.stream(run, self.prepare(request)), into)
-        return self.response()
-
     def response(self) -> AgentResponse:
         """The attempt's response, from what the tap kept of its stream."""
         self.last = AgentResponse(self.tap.last, self.tap.interrupts)
@@ -385,7 +379,18 @@ class AgentCallWrap:
         layers returned."""
         this.note_start()
         chunks: list[Any] = []
-        attempt = partial(this.read, run, chunks)
+        tap = this.tap
+
+        def attempt(request: AgentRequest) -> AgentResponse:
+            if this.count:
+                request = this.prepare(request)
+            else:  # the first attempt runs the request as it is
+                this.count = 1
+            tap.last, tap.interrupts = None, ()
+            tap.collect(run(request.input, request.config, **_kwargs(tap.kwargs, request)), chunks)
+            this.last = AgentResponse(tap.last, tap.interrupts)
+            return this.last
+
         observed = watcher() is not None
         onion = self._onion(_sync_layer, attempt, observed, skipped(this.request.config))
         response = onion(this.request)
