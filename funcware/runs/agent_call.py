@@ -192,6 +192,8 @@ def _async_layer(
     """``layer`` around ``inner``, awaited in the caller's loop."""
 
     async def call(request: AgentRequest) -> AgentResponse:
+        if layer.async_ is not None and not observed:  # nothing counts the handler's calls
+            return _checked(layer, await layer.async_(request, inner))
         calls = [0]
 
         async def handler(request: AgentRequest) -> AgentResponse:
