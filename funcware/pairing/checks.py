@@ -9,6 +9,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from functools import partial, update_wrapper
+from itertools import takewhile
 from typing import Any
 
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
@@ -122,12 +123,11 @@ class PairedModelCall(Delegate):
         self._last: tuple[AnyMessage, ...] = ()
 
     def _messages(self, messages: list[AnyMessage]) -> list[AnyMessage]:
-        last, start = self._last, 0  # the last paired history again: read only what follows
-        if len(last) <= len(messages) and all(map(operator.is_, last, messages)):
-            start = len(last)
-            while start and last[start - 1].type in TOOL:
-                start -= 1
-            start = max(start - 1, 0)
+        # What starts as the last paired history did (same objects) is paired: read its end.
+        start = len(list(takewhile(bool, map(operator.is_, self._last, messages))))
+        while start and messages[start - 1].type in TOOL:
+            start -= 1
+        start = max(start - 1, 0)
         if is_paired(messages[start:]):
             self._last = tuple(messages)
             return messages

@@ -54,3 +54,25 @@ def test_a_history_rewritten_before_its_end_is_read_whole() -> None:
     broken = [first[0], ai("a", "x"), answer("a"), first[3], HumanMessage("again")]
     with pytest.raises(ToolCallPairingError, match="'x'"):
         call._messages(broken)
+
+
+def test_a_new_run_is_read_from_where_it_parts_from_the_last_paired_history(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    call = strict_call()
+    shared = [HumanMessage("q"), ai("a"), answer("a"), AIMessage("done")]
+    call._messages([*shared, HumanMessage("next"), ai("b"), answer("b")])
+    read: list[int] = []
+    monkeypatch.setattr(checks, "is_paired", lambda m: read.append(len(m)) or True)
+
+    call._messages([*shared, HumanMessage("another question")])
+
+    assert read == [2]  # the shared "done", then the new question; not all 5
+
+
+def test_a_call_left_unanswered_where_the_new_run_parts_is_still_a_break() -> None:
+    call = strict_call()
+    calls = ai("a", "b")
+    call._messages([HumanMessage("q"), calls, answer("a"), answer("b")])
+    with pytest.raises(ToolCallPairingError, match="'b'"):
+        call._messages([HumanMessage("q"), calls, answer("a"), HumanMessage("again")])
