@@ -30,7 +30,6 @@ __all__ = [
     "claim",
     "claim_run_key",
     "claims",
-    "late_model_call",
     "register",
 ]
 
@@ -127,6 +126,7 @@ def activate(members: Sequence[object], build: Build) -> None:
 
 
 _RUN_KEYS: dict[str, str] = {}
+_CLAIMERS: dict[str, Callable[[Any], None]] = {}
 
 
 def claim_run_key(key: str, target: str) -> None:
@@ -147,22 +147,10 @@ def claims(config: Mapping[str, Any] | None) -> list[str]:
 def claim(graph: CompiledStateGraph[Any, Any, Any, Any], targets: list[str]) -> None:
     """Let the features at ``targets`` (from :func:`claims`) add their run wraps to ``graph``."""
     for target in dict.fromkeys(targets):
-        module, _, name = target.partition(":")
-        getattr(import_module(module), name)(graph)
-
-
-def late_model_call(word: str, call: ModelCall) -> ModelCall:
-    """``call`` as the features switched on by ``word`` leave it, loading them: for what a
-    run asks that its build did not (a wrap layer giving a request a response format)."""
-    build = Build("create_agent", {word: None})
-    for index, feature in enumerate(_FEATURES):
-        if isinstance(feature, Plugin) and word in feature.on:
-            _FEATURES[index] = feature.load()
-            _index()
-    for feature in _BY_SEAM["model_call"]:
-        if word in _ON.get(feature.name, ()):
-            call = feature.model_call(call, build)
-    return call
+        if target not in _CLAIMERS:
+            module, _, name = target.partition(":")
+            _CLAIMERS[target] = getattr(import_module(module), name)
+        _CLAIMERS[target](graph)
 
 
 def _used_options(members: Sequence[object], hooks: set[str]) -> set[str]:

@@ -388,7 +388,8 @@ class PerRun(Through):
         spec = configurable.get(CONFIG_KEY)
         if spec is None:
             return None, config
-        rest = {k: v for k, v in configurable.items() if k != CONFIG_KEY}
+        rest = dict(configurable)
+        del rest[CONFIG_KEY]
         return spec, {**config, "configurable": rest}
 
     def _skipping(self, config: Any, skipped: frozenset[int]) -> Any:
