@@ -10,14 +10,14 @@ tool call, two model calls. The rows held to 2%:
   ``config["configurable"]["funcware"] = {"disable": [...]}`` switching it off, against the
   stack without it; ``per-run switch (node)``: the same with a ``before_model`` middleware
   (a graph built once for that stack, reused);
-- ``pairing check``: ``tool_pairing="warn"`` (the default) against ``"off"``, on
-  ``bench/pairing.py``'s agent (three tool steps, hooks that write and rewrite messages), on
-  a fresh question and after a 60-message history.
+- ``pairing check``: the agent with ``tool_pairing="warn"`` (the default) against
+  ``"off"``, on a fresh question and after a 60-message history (20 earlier tool steps).
 
-Shown, not held to it: a layer of the other flavour (an ``async def`` layer under
-``invoke``, a ``def`` one under ``ainvoke``), which crosses the sync/async bridge once per
-run, and a *control*: two builds of one agent, which shows how far two agents doing the
-same work drift apart on this machine.
+Shown, not held to it: the pairing check on ``bench/pairing.py``'s agent, its worst case
+(hooks that write or rewrite messages at every step, three tool steps); a layer of the
+other flavour (an ``async def`` layer under ``invoke``, a ``def`` one under ``ainvoke``),
+which crosses the sync/async bridge once per run; and a *control*: two builds of one
+agent, which shows how far two agents doing the same work drift apart on this machine.
 
 Method: each row in turn runs rounds of four single runs back to back: with, without,
 without, with (or the other way round, from round to round), timed in this process's CPU
@@ -93,9 +93,12 @@ def _stack() -> list[Any]:
     ]
 
 
-def _agent(*extra: Any, first: Any = None) -> Any:
+def _agent(*extra: Any, first: Any = None, prior: int = 0, pairing: str = "warn") -> Any:
+    """The bench's agent (``prior``: tool steps in the history it is given)."""
     layers = [] if first is None else [first]
-    return create_agent(BenchChatModel(), [add], middleware=[*layers, *_stack(), *extra])
+    model = BenchChatModel(tool_steps=prior + 1)
+    middleware = [*layers, *_stack(), *extra]
+    return create_agent(model, [add], middleware=middleware, tool_pairing=pairing)
 
 
 def _plain_input() -> dict[str, Any]:
@@ -167,6 +170,21 @@ def _rows() -> list[Row]:
         ]
         for label, history in INPUTS.items():
             prior = sum(1 for m in history if m.type == "tool")
+
+            def inputs(history: Any = history) -> Any:
+                return question(history)
+
+            checked, unchecked = (_agent(prior=prior, pairing=mode) for mode in ("warn", "off"))
+            rows.append(
+                Row(
+                    f"pairing check ({label})",
+                    entry,
+                    Side(checked, None, inputs),
+                    Side(unchecked, None, inputs),
+                )
+            )
+        for label, history in INPUTS.items():
+            prior = sum(1 for m in history if m.type == "tool")
             pair = agents(prior)
 
             def inputs(history: Any = history) -> Any:
@@ -174,10 +192,11 @@ def _rows() -> list[Row]:
 
             rows.append(
                 Row(
-                    f"pairing check ({label})",
+                    f"pairing check, worst case ({label})",
                     entry,
                     Side(pair["warn"], None, inputs),
                     Side(pair["off"], None, inputs),
+                    bounded=False,
                 )
             )
         rows += [

@@ -43,7 +43,7 @@ def _written(result: object) -> tuple[object, object]:
 
 
 def _checked(impl: HookImpl, state: Any, result: object, strict: bool) -> None:
-    written, jump = (None, None) if result is None else _written(result)
+    written, jump = _written(result)
     if (written is None or written == []) and jump != "end":
         return  # the write leaves the messages as they are
     from funcware.pairing.writes import check_write
@@ -68,7 +68,8 @@ def _checked_call(
     node: NodeCallable, impl: HookImpl, strict: bool, state: Any, *args: Any, **kwargs: Any
 ) -> Any:
     result = node(state, *args, **kwargs)
-    _checked(impl, state, result, strict)
+    if result:  # None (or an empty dict or list) writes nothing
+        _checked(impl, state, result, strict)
     return result
 
 
@@ -76,7 +77,8 @@ async def _checked_acall(
     node: NodeCallable, impl: HookImpl, strict: bool, state: Any, *args: Any, **kwargs: Any
 ) -> Any:
     result = await node(state, *args, **kwargs)
-    _checked(impl, state, result, strict)
+    if result:  # None (or an empty dict or list) writes nothing
+        _checked(impl, state, result, strict)
     return result
 
 

@@ -1,6 +1,6 @@
 """bench/runs.py runs (quick) and prints, in one run, every row for invoke and ainvoke (the
-wrap_agent_call layer, the per-run switches, the pairing check, the bridge and the control)
-and its verdict on the 2% bound."""
+wrap_agent_call layer, the per-run switches, the pairing check and its worst case, the bridge
+and the control) and its verdict on the 2% bound."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ ROWS = (
     "per-run switch (node)",
     "pairing check (fresh question)",
     "pairing check (60-message history)",
+    "pairing check, worst case (fresh question)",
+    "pairing check, worst case (60-message history)",
     "wrap_agent_call, other flavour (bridge)",
     "control: two builds of one agent",
 )
