@@ -27,7 +27,7 @@ and collects between rounds now and then (a pause would land on one side at rand
 row's figure is the median of its per-round ratios; the middle half of them shows the
 spread.
 
-    python bench/runs.py               # 400 rounds per row
+    python bench/runs.py               # 600 rounds per row
     python bench/runs.py --quick       # 3 rounds per row (the smoke test)
 """
 
@@ -226,7 +226,7 @@ async def _atimed(run: Callable[[], Any], batch: int) -> float:
     return (time.process_time_ns() - start) / batch / 1e3
 
 
-def measure(rounds: int = 400, batch: int = 1) -> list[Row]:
+def measure(rounds: int = 600, batch: int = 1) -> list[Row]:
     """Every row, one after the other, in ``rounds`` rounds of four batches of ``batch``
     runs: with, without, without, with (or the other way round, from round to round)."""
     rows = _rows()
@@ -285,7 +285,7 @@ def report(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--rounds", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=600)
     parser.add_argument("--batch", type=int, default=1)
     args = parser.parse_args(argv)
     rounds, batch = (3, 1) if args.quick else (args.rounds, args.batch)
