@@ -166,6 +166,17 @@ def test_jumping_to_the_end_past_unanswered_calls_is_named() -> None:
         agent.invoke({"messages": [HumanMessage("Weather in Paris?")]})
 
 
+def test_rewriting_the_calls_by_id_and_jumping_to_the_end_is_named() -> None:
+    @after_model(can_jump_to=["end"])
+    def redact_and_stop(state: Any) -> dict[str, Any]:
+        # A redaction-style rewrite that keeps the calls, then the end: still unanswered.
+        return {"messages": [state["messages"][-1].model_copy()], "jump_to": "end"}
+
+    agent = create_agent(scripted(), [lookup], middleware=[redact_and_stop])
+    with pytest.warns(ToolCallPairingWarning, match="jumps to the end and leaves the latest"):
+        agent.invoke({"messages": [HumanMessage("Weather in Paris?")]})
+
+
 def test_a_broken_input_is_named_at_the_model_call() -> None:
     agent = create_agent(scripted(), [lookup])
     orphan = ToolMessage("stale", tool_call_id="gone")
