@@ -280,9 +280,6 @@ class _Run:
         """The request the next attempt runs (a retry: from the run's starting checkpoint;
         on a thread the run created, on an empty thread: the failed attempts' checkpoints
         are deleted)."""
-        if self.count == 0:  # the first attempt runs the request as it is
-            self.count = 1
-            return request
         request = self._next_attempt(request)
         saver = self._thread_to_clear()
         if saver is not None:
@@ -381,17 +378,11 @@ class AgentCallWrap:
         layers returned."""
         this.note_start()
         chunks: list[Any] = []
-        tap = this.tap
 
         def attempt(request: AgentRequest) -> AgentResponse:
-            if this.count:
-                request = this.prepare(request)
-            else:  # the first attempt runs the request as it is
-                this.count = 1
-            tap.last, tap.interrupts = None, ()
-            tap.collect(run(request.input, request.config, **_kwargs(tap.kwargs, request)), chunks)
-            this.last = AgentResponse(tap.last, tap.interrupts)
-            return this.last
+            request = this.prepare(request)
+            this.tap.collect(this.stream(run, request), chunks)
+            return this.response()
 
         observed = watcher() is not None
         onion = self._onion(_sync_layer, attempt, observed, skipped(this.request.config))
